@@ -1,0 +1,33 @@
+# s2a: every target creates .venv on first use, so a fresh clone needs only `make`.
+PY := .venv/bin/python
+S2A := .venv/bin/s2a
+
+.PHONY: setup test lint demo bench bench-peers clean
+
+setup: .venv/.installed
+
+.venv/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv .venv
+	# the local CPU wheel of torch when this machine has it, else any release in range
+	$(PY) -m pip install -q torch==2.13.0 || $(PY) -m pip install -q 'torch>=2.4,<2.14'
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+test: setup
+	$(PY) -m pytest
+
+lint: setup
+	.venv/bin/ruff check seq2attn_cli tests bench
+	.venv/bin/ruff format --check seq2attn_cli tests bench
+
+demo: setup
+	@bash scripts/demo.sh
+
+bench: setup
+	$(PY) bench/run.py
+
+bench-peers: setup
+	$(PY) bench/peers.py
+
+clean:
+	rm -rf .venv build dist *.egg-info

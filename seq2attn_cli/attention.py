@@ -1,0 +1,50 @@
+"""Attention: score a decoder state against every encoder state, softmax, weighted sum.
+
+Three ways to score query q (decoder state h_t) against key k (an encoder state):
+  dot       q . k                      (Luong et al. 2015)
+  general   W q . k                    (Luong et al. 2015)
+  additive  v . tanh(W_q q + W_k k)    (Bahdanau et al. 2015)
+All of them work on every decoder step at once: query is (batch, tgt_len, hidden).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    """(query, keys, mask) -> (context, weights)."""
+
+    def __init__(self, *, kind: str, hidden: int) -> None:
+        super().__init__()
+        self.kind = kind
+        if kind == "general":
+            self.W = nn.Linear(hidden, hidden, bias=False)
+        elif kind == "additive":
+            self.W_q = nn.Linear(hidden, hidden, bias=False)
+            self.W_k = nn.Linear(hidden, hidden, bias=True)
+            self.v = nn.Linear(hidden, 1, bias=False)
+        elif kind != "dot":
+            raise ValueError(f"unknown attention {kind!r}")
+
+    def score(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        """Raw scores of every query step against every key: (batch, tgt_len, src_len)."""
+        if self.kind == "dot":
+            return query @ keys.transpose(1, 2)  # (batch, tgt_len, src_len)
+        if self.kind == "general":
+            # W applied to the query (one row a step) is cheaper than to every key when decoding
+            return self.W(query) @ keys.transpose(1, 2)  # (batch, tgt_len, src_len)
+        summed = self.W_q(query).unsqueeze(2) + self.W_k(keys).unsqueeze(1)
+        # summed: (batch, tgt_len, src_len, hidden)
+        return self.v(torch.tanh(summed)).squeeze(-1)  # (batch, tgt_len, src_len)
+
+    def forward(
+        self, query: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Attend from each query step over the keys; mask is True on real (non-pad) keys."""
+        scores = self.score(query, keys)  # (batch, tgt_len, src_len)
+        scores = scores.float().masked_fill(~mask.unsqueeze(1), float("-inf"))
+        weights = torch.softmax(scores, dim=-1)  # (batch, tgt_len, src_len)
+        context = weights.to(keys.dtype) @ keys  # (batch, tgt_len, hidden)
+        return context, weights

@@ -1,0 +1,183 @@
+"""Model directories on disk: config.json + model.safetensors + spm.model (+ resume state).
+
+Nothing here unpickles: weights and optimizer state live in safetensors files and
+everything else in JSON, so a model directory from a stranger cannot run code. Every
+write goes to a temporary file that is renamed into place: a kill at any moment leaves
+the previous good file intact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load, save
+
+from .config import FORMAT_VERSION, ModelConfig, from_dict
+from .seq2seq import Seq2Seq
+from .subwords import Subwords
+
+CONFIG, WEIGHTS, SPM, RESUME, HISTORY = (
+    "config.json",
+    "model.safetensors",
+    "spm.model",
+    "checkpoint.safetensors",
+    "history.json",
+)
+
+
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+class ModelError(ValueError):
+    """A model directory that cannot be used; the message names the file."""
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write bytes to `path` through a temporary file and a rename."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the usual permissions
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write a JSON file atomically."""
+    write_atomic(path, (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode())
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """Read a JSON object, turning any fault into a one-line ModelError."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(f"{path}: missing") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ModelError(f"{path}: unreadable ({err})") from None
+    if not isinstance(data, dict):
+        raise ModelError(f"{path}: expected a JSON object")
+    return data
+
+
+def save_weights(path: Path, model: Seq2Seq, *, dtype: torch.dtype = torch.float16) -> None:
+    """Save model weights (half precision by default: half the size, same translations)."""
+    tensors = {
+        name: (t.to(dtype) if t.is_floating_point() else t).contiguous().cpu()
+        for name, t in model.state_dict().items()
+    }
+    write_atomic(path, save(tensors, metadata={"format_version": str(FORMAT_VERSION)}))
+
+
+def read_tensors(path: Path) -> dict[str, torch.Tensor]:
+    """Read a safetensors file, turning truncation or tampering into a ModelError."""
+    try:
+        return load(path.read_bytes())
+    except FileNotFoundError:
+        raise ModelError(f"{path}: missing") from None
+    except (SafetensorError, OSError, ValueError, RuntimeError) as err:
+        raise ModelError(f"{path}: not a valid safetensors file ({err})") from None
+
+
+def load_state(model: Seq2Seq, tensors: dict[str, torch.Tensor], path: Path) -> None:
+    """Copy tensors into the model, insisting on exactly the expected names and shapes."""
+    expected = model.state_dict()
+    missing = sorted(set(expected) - set(tensors))
+    unexpected = sorted(set(tensors) - set(expected))
+    if missing or unexpected:
+        names = ", ".join((missing + unexpected)[:3])
+        raise ModelError(f"{path}: weights do not match config.json ({names} ...)")
+    for name, tensor in tensors.items():
+        if tensor.shape != expected[name].shape:
+            raise ModelError(
+                f"{path}: {name} has shape {tuple(tensor.shape)}, "
+                f"config.json implies {tuple(expected[name].shape)}"
+            )
+        if not torch.isfinite(tensor.float()).all():
+            raise ModelError(f"{path}: {name} holds NaN or infinite values")
+    model.load_state_dict({k: v.to(expected[k].dtype) for k, v in tensors.items()})
+
+
+def load_model(directory: str | Path) -> tuple[Seq2Seq, Subwords, dict[str, Any]]:
+    """Load a model directory for inference: (model in eval mode on CPU, subwords, config)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ModelError(f"{directory}: not a model directory")
+    config = read_json(directory / CONFIG)
+    version = config.get("format_version")
+    if not isinstance(version, int):
+        raise ModelError(f"{directory / CONFIG}: no format_version")
+    if version > FORMAT_VERSION:
+        raise ModelError(
+            f"{directory / CONFIG}: format version {version} is newer than this s2a "
+            f"understands ({FORMAT_VERSION}); upgrade s2a"
+        )
+    try:
+        model_config = from_dict(ModelConfig, config.get("model"))
+    except ValueError as err:
+        raise ModelError(f"{directory / CONFIG}: {err}") from None
+    try:
+        subwords = Subwords.load(directory / SPM)
+    except FileNotFoundError:
+        raise ModelError(f"{directory / SPM}: missing") from None
+    except (OSError, RuntimeError, ValueError) as err:
+        raise ModelError(f"{directory / SPM}: not a SentencePiece model ({err})") from None
+    if len(subwords) != model_config.src_vocab:
+        raise ModelError(
+            f"{directory / SPM}: {len(subwords)} pieces, but the model expects "
+            f"{model_config.src_vocab}: tokenizer and weights come from different models"
+        )
+    model = Seq2Seq(model_config)
+    load_state(model, read_tensors(directory / WEIGHTS), directory / WEIGHTS)
+    pieces = model.tgt_pieces
+    if pieces.min() < 0 or pieces.max() >= model_config.src_vocab:
+        raise ModelError(f"{directory / WEIGHTS}: tgt_pieces index outside the vocabulary")
+    model.eval()
+    return model, subwords, config
+
+
+def save_resume(
+    path: Path, model: Seq2Seq, optimizer: torch.optim.Optimizer, counters: dict[str, Any]
+) -> None:
+    """Save everything --resume needs in one safetensors file (so in one atomic rename)."""
+    tensors = {f"model.{k}": v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
+    state = optimizer.state_dict()
+    for index, param_state in state["state"].items():
+        for key, value in param_state.items():
+            tensors[f"optim.{index}.{key}"] = torch.as_tensor(value).cpu().contiguous()
+    tensors["rng.torch"] = torch.get_rng_state()
+    meta = {"counters": counters, "param_groups": state["param_groups"]}
+    write_atomic(path, save(tensors, metadata={"state": json.dumps(meta)}))
+
+
+def load_resume(path: Path, model: Seq2Seq, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+    """Restore model, optimizer and RNG from save_resume's file; return the counters."""
+    from safetensors import safe_open
+
+    tensors = read_tensors(path)
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            meta = json.loads((f.metadata() or {})["state"])
+    except (KeyError, json.JSONDecodeError, SafetensorError, OSError) as err:
+        raise ModelError(f"{path}: no resume state ({err})") from None
+    load_state(model, {k[6:]: v for k, v in tensors.items() if k.startswith("model.")}, path)
+    optim_state: dict[int, dict[str, torch.Tensor]] = {}
+    for name, tensor in tensors.items():
+        if name.startswith("optim."):
+            _, index, key = name.split(".", 2)
+            optim_state.setdefault(int(index), {})[key] = tensor
+    optimizer.load_state_dict({"state": optim_state, "param_groups": meta["param_groups"]})
+    torch.set_rng_state(tensors["rng.torch"])
+    return meta["counters"]

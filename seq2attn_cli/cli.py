@@ -1,0 +1,281 @@
+"""The s2a command line: parses, prints, exits. Torch is imported inside commands only,
+so `s2a --help` stays fast."""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(
+    help="s2a: train, run and look inside an RNN encoder-decoder translator with attention.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True, highlight=False)
+
+Debug = Annotated[bool, typer.Option("--debug", help="Show full tracebacks on errors.")]
+ModelDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--model", "-m", help="Model directory [default: $S2A_MODEL, else the embedded fr-en]."
+    ),
+]
+Device = Annotated[str, typer.Option(help="auto | cpu | cuda | mps")]
+Threads = Annotated[int, typer.Option(help="CPU threads (0 = torch's default).")]
+
+
+@app.callback()
+def _group() -> None:
+    """s2a: train, run and look inside an RNN encoder-decoder translator with attention."""
+
+
+def fail(message: str) -> None:
+    """Print one error line on stderr and exit with code 2."""
+    err.print(f"[bold red]s2a: error:[/] {message}", soft_wrap=True)
+    raise typer.Exit(2)
+
+
+@contextmanager
+def handled(debug: bool):
+    """Turn expected failures into one line and exit code 2; Ctrl-C into exit 130."""
+    from .data import CorpusError
+
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except KeyboardInterrupt:
+        err.print("s2a: interrupted")
+        raise typer.Exit(130) from None
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head -1`): stop quietly, as cat does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise typer.Exit(0) from None
+    except (CorpusError, OSError, ValueError, RuntimeError, MemoryError) as error:
+        if debug:
+            raise
+        name = type(error).__name__
+        if name == "Interrupted":  # training saved its state on Ctrl-C
+            err.print(f"s2a: {error}")
+            raise typer.Exit(130) from None
+        known = isinstance(error, ValueError) or name == "TrainingError"
+        fail(str(error) if known else f"{name}: {error}")
+
+
+def setup_torch(device: str, threads: int) -> Any:
+    """Pick the device ('auto' prefers CUDA, then MPS, then CPU) and the CPU thread count."""
+    import torch
+
+    if threads > 0:
+        torch.set_num_threads(threads)
+    if device == "auto":
+        if torch.cuda.is_available():
+            device = "cuda"
+        elif torch.backends.mps.is_available():
+            device = "mps"
+        else:
+            device = "cpu"
+    if device not in ("cpu", "cuda", "mps") and not device.startswith("cuda:"):
+        fail(f"--device must be auto, cpu, cuda or mps, not {device!r}")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        fail("--device cuda: no CUDA device is available")
+    if device == "mps" and not torch.backends.mps.is_available():
+        fail("--device mps: MPS is not available")
+    return torch.device(device)
+
+
+def default_model() -> Path:
+    """The model directory to use when --model is not given."""
+    env = os.environ.get("S2A_MODEL")
+    if env:
+        return Path(env)
+    embedded = Path(__file__).parent / "models" / "fr-en"
+    if not (embedded / "config.json").exists():
+        fail(
+            "no model: the embedded default model is missing; train one with "
+            "`s2a train CORPUS --out DIR` and pass --model DIR (or set S2A_MODEL)"
+        )
+    return embedded
+
+
+@app.command()
+def train(
+    corpus: Annotated[Path, typer.Argument(help="Tab-separated file, one sentence pair a line.")],
+    out: Annotated[Path, typer.Option(help="Model directory to write.")] = Path("model"),
+    src_col: Annotated[int, typer.Option(min=1, help="1-based source column.")] = 1,
+    tgt_col: Annotated[int, typer.Option(min=1, help="1-based target column.")] = 2,
+    valid: Annotated[Path | None, typer.Option(help="Validation TSV (same columns).")] = None,
+    valid_size: Annotated[int, typer.Option(help="Pairs held out when no --valid.")] = 1000,
+    vocab_size: Annotated[int, typer.Option(min=8, help="SentencePiece pieces (joint).")] = 8000,
+    attention: Annotated[str, typer.Option(help="general | dot | additive | none")] = "general",
+    cell: Annotated[str, typer.Option(help="gru | lstm")] = "gru",
+    embed: Annotated[int, typer.Option(min=1)] = 256,
+    hidden: Annotated[
+        int, typer.Option(min=2, help="Decoder size; encoder is 2 x hidden/2.")
+    ] = 512,
+    layers: Annotated[int, typer.Option(min=1)] = 1,
+    dropout: Annotated[float, typer.Option(min=0.0, max=0.99)] = 0.2,
+    batch_tokens: Annotated[int, typer.Option(min=1, help="Target pieces per batch.")] = 1500,
+    epochs: Annotated[int, typer.Option(min=1)] = 30,
+    max_steps: Annotated[int, typer.Option(min=0, help="Stop after N steps (0 = no limit).")] = 0,
+    max_time: Annotated[float, typer.Option(min=0, help="Stop after N minutes (0 = none).")] = 0,
+    lr: Annotated[float, typer.Option(min=0.0)] = 1e-3,
+    label_smoothing: Annotated[float, typer.Option(min=0.0, max=0.99)] = 0.1,
+    patience: Annotated[
+        int, typer.Option(min=1, help="Validations without gain before stopping.")
+    ] = 4,
+    save_every: Annotated[int, typer.Option(min=1, help="Steps between resume checkpoints.")] = 500,
+    seed: Annotated[int, typer.Option()] = 1,
+    amp: Annotated[bool, typer.Option(help="bf16 autocast (CPU and CUDA).")] = True,
+    probe: Annotated[str, typer.Option(help="Sentence whose attention is kept every epoch.")] = "",
+    resume: Annotated[bool, typer.Option(help="Continue the run in --out.")] = False,
+    device: Device = "auto",
+    threads: Threads = 0,
+    debug: Debug = False,
+) -> None:
+    """Train a model on a parallel corpus into a model directory."""
+    with handled(debug):
+        from .config import TrainConfig
+        from .progress import TrainProgress
+        from .training import train as run
+
+        cfg = TrainConfig(
+            src_col=src_col,
+            tgt_col=tgt_col,
+            valid_size=valid_size,
+            vocab_size=vocab_size,
+            batch_tokens=batch_tokens,
+            epochs=epochs,
+            max_steps=max_steps,
+            max_time=max_time,
+            lr=lr,
+            label_smoothing=label_smoothing,
+            patience=patience,
+            save_every=save_every,
+            seed=seed,
+            amp=amp,
+            probe=probe,
+        )
+        options = dict(
+            embed=embed,
+            hidden=hidden,
+            layers=layers,
+            cell=cell,
+            attention=attention,
+            dropout=dropout,
+        )
+        torch_device = setup_torch(device, threads)
+        with TrainProgress(err) as progress:
+            run(
+                corpus=corpus,
+                out=out,
+                model_options=options,
+                cfg=cfg,
+                valid=valid,
+                resume=resume,
+                device=torch_device,
+                report=progress.report,
+            )
+        err.print(f"model written to [bold]{out}[/]")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+def show_heatmap(console: Console, translation: Any, *, pieces: bool, title: str = "") -> None:
+    """Draw one translation's attention on a console (colour unless NO_COLOR / no colour)."""
+    from .heatmap import heatmap, word_level
+
+    if not translation.tgt_tokens:
+        return
+    if not translation.has_attention:
+        console.print("(no attention: this model decodes from a single context vector)")
+        return
+    src, tgt, weights = translation.src_tokens, translation.tgt_tokens, translation.weights
+    if not pieces:
+        src, tgt, weights = word_level(src, tgt, weights)
+        src, tgt = [w.lstrip("▁") or w for w in src], [w.lstrip("▁") or w for w in tgt]
+    color = console.color_system is not None and not console.no_color
+    console.print(heatmap(src, tgt, weights, color=color, width=console.width, title=title or None))
+
+
+@app.command()
+def translate(
+    text: Annotated[list[str] | None, typer.Argument(help="Sentences; none: read stdin.")] = None,
+    model: ModelDir = None,
+    beam: Annotated[int, typer.Option(min=1, help="Beam size (1 = greedy).")] = 5,
+    batch_size: Annotated[int, typer.Option(min=1, help="Sentences decoded together.")] = 64,
+    heatmap: Annotated[bool, typer.Option(help="Draw each sentence's attention.")] = False,
+    pieces: Annotated[bool, typer.Option(help="Heatmap over subword pieces, not words.")] = False,
+    align: Annotated[bool, typer.Option(help="Append Pharaoh word alignments (tab).")] = False,
+    format: Annotated[str, typer.Option("--format", help="text | jsonl")] = "text",
+    quantize: Annotated[bool, typer.Option(help="int8 layers on CPU (faster).")] = True,
+    device: Device = "auto",
+    threads: Threads = 0,
+    debug: Debug = False,
+) -> None:
+    """Translate sentences given as arguments, or stdin line by line (one line out per line in)."""
+    import json
+
+    if format not in ("text", "jsonl"):
+        fail(f"--format must be text or jsonl, not {format!r}")
+    with handled(debug):
+        directory = model or default_model()
+        torch_device = setup_torch(device, threads)
+        from .translator import Translator, alignment, pharaoh
+
+        translator = Translator.load(directory, device=torch_device, quantized=quantize)
+        out = sys.stdout
+        picture = Console() if out.isatty() else err  # heatmaps never mix into piped output
+
+        def emit(lines: list[str], line_no: int) -> None:
+            for offset, t in enumerate(
+                translator.translate(lines, beam=beam, batch_size=batch_size)
+            ):
+                if t.truncated:
+                    err.print(
+                        f"[yellow]warning:[/] input line {line_no + offset}: longer than "
+                        "the model takes; translated the first part only"
+                    )
+                if format == "jsonl":
+                    record = t.as_dict()
+                    if align:
+                        record["alignment"] = pharaoh(alignment(t))
+                    out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                else:
+                    out.write(t.text + (f"\t{pharaoh(alignment(t))}" if align else "") + "\n")
+                if heatmap:
+                    out.flush()
+                    show_heatmap(picture, t, pieces=pieces)
+            out.flush()
+
+        if text:
+            emit(text, 1)
+        elif sys.stdin.isatty():
+            err.print("s2a: type a sentence and press Enter (Ctrl-D to end)")
+            line_no = 1
+            while True:
+                try:
+                    line = input("> ")
+                except EOFError:
+                    break
+                emit([line], line_no)
+                line_no += 1
+        else:
+            from .data import line_chunks
+
+            line_no = 1
+            for chunk in line_chunks(sys.stdin.buffer, chunk=batch_size * 4):
+                lines = [raw.decode("utf-8", errors="replace") for raw in chunk]
+                emit(lines, line_no)
+                line_no += len(lines)

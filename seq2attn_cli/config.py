@@ -1,0 +1,87 @@
+"""Every knob of a model and of a training run, with its default and why."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+FORMAT_VERSION = 1  # bump when a model directory stops being readable by older code
+ATTENTIONS = ("general", "dot", "additive", "none")
+CELLS = ("gru", "lstm")
+
+# SentencePiece ids fixed at training time, so the model and tokenizer always agree.
+PAD, UNK, BOS, EOS = 0, 1, 2, 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelConfig:
+    """Architecture of one encoder-decoder; saved as the "model" part of config.json."""
+
+    src_vocab: int  # SentencePiece pieces: the encoder reads every piece
+    tgt_vocab: int  # pieces seen on the target side only: a smaller, faster output layer
+    embed: int = 256  # embedding size, source and target
+    hidden: int = 512  # decoder state; the encoder gives hidden // 2 per direction
+    layers: int = 1  # stacked RNN layers, encoder and decoder alike
+    cell: str = "gru"  # gru | lstm
+    attention: str = "general"  # general | dot | additive | none (one context vector)
+    dropout: float = 0.2  # on embeddings and on the attentional layer
+
+    def __post_init__(self) -> None:
+        if self.attention not in ATTENTIONS:
+            raise ValueError(f"attention must be one of {', '.join(ATTENTIONS)}")
+        if self.cell not in CELLS:
+            raise ValueError(f"cell must be one of {', '.join(CELLS)}")
+        if self.hidden % 2:
+            raise ValueError("hidden must be even: the encoder splits it over two directions")
+        for name in ("src_vocab", "tgt_vocab", "embed", "hidden", "layers"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be positive")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError("dropout must be in [0, 1)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrainConfig:
+    """How one training run goes; saved as the "training" part of config.json."""
+
+    src_col: int = 1  # 1-based column of the source sentence
+    tgt_col: int = 2  # 1-based column of the target sentence
+    valid_size: int = 1000  # pairs held out for validation when no --valid file is given
+    vocab_size: int = 8000  # SentencePiece pieces, joint over source and target
+    max_chars: int = 1000  # longer sides are skipped (and counted) when reading
+    max_pieces: int = 100  # longer pairs are skipped after tokenising: memory stays bounded
+    batch_tokens: int = 1500  # target pieces per batch: faster here than 64 sentences
+    epochs: int = 30  # upper bound; early stopping usually ends sooner
+    max_steps: int = 0  # 0 = no limit
+    max_time: float = 0.0  # minutes, 0 = no limit
+    lr: float = 1e-3  # Adam
+    clip: float = 5.0  # gradient norm clipping, as OpenNMT-py and JoeyNMT
+    label_smoothing: float = 0.1
+    lr_decay: float = 0.5  # learning rate factor when validation BLEU stops improving
+    lr_patience: int = 1  # epochs without improvement before the lr decays
+    patience: int = 4  # epochs without improvement before training stops
+    min_lr: float = 1e-5  # training also stops once the lr falls below this
+    save_every: int = 500  # steps between resumable checkpoints inside an epoch
+    seed: int = 1
+    amp: bool = True  # bf16 autocast where the device supports it (2x on CPU here)
+    probe: str = ""  # sentence whose attention is kept after every epoch (--history)
+
+
+def to_dict(config: Any) -> dict[str, Any]:
+    """Return a dataclass config as a plain JSON-ready dict."""
+    return dataclasses.asdict(config)
+
+
+def from_dict(cls: type, data: dict[str, Any]) -> Any:
+    """Build a config from a dict, refusing unknown or missing fields with a clear message."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{cls.__name__}: expected an object")
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ValueError(f"{cls.__name__}: unknown fields {', '.join(unknown)}")
+    try:
+        return cls(**data)
+    except TypeError as err:  # missing required fields
+        raise ValueError(f"{cls.__name__}: {err}") from None

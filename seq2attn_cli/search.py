@@ -1,0 +1,200 @@
+"""Decoding: greedy and beam search, batched over sentences and beams in one tensor.
+
+Both drop a sentence from the batch as soon as it is finished, so the work per step
+shrinks as sentences end, and both keep every step's attention weights so heatmaps and
+alignments show exactly what produced each translation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from .config import BOS, EOS, PAD
+from .seq2seq import Encoded, Seq2Seq, output_log_probs, select_encoded, select_state
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One translation: output indices (EOS excluded), score, and attention per output step."""
+
+    tokens: list[int]  # output-vocabulary indices; map with model.tgt_pieces
+    score: float  # log-probability per piece (EOS included): length-normalised
+    log_prob: float  # total log-probability
+    weights: list[list[float]]  # (len(tokens) + 1) rows over the source pieces (+ EOS row)
+
+
+def max_lengths(src_lengths: torch.Tensor, *, ratio: float = 2.0, extra: int = 10) -> torch.Tensor:
+    """Longest output allowed for each source: a multiple of its length plus a margin."""
+    return (src_lengths.float() * ratio).long() + extra  # (batch,)
+
+
+def _finish(
+    tokens: torch.Tensor, weights: torch.Tensor, log_prob: float, length: int, alpha: float
+) -> Hypothesis:
+    """Build one hypothesis from its rows of the history tensors."""
+    toks = tokens[:length].tolist()
+    if toks and toks[-1] == EOS:
+        toks = toks[:-1]
+    return Hypothesis(
+        tokens=toks,
+        score=log_prob / max(length, 1) ** alpha,
+        log_prob=log_prob,
+        weights=weights[:length].tolist(),
+    )
+
+
+@torch.inference_mode()
+def greedy(model: Seq2Seq, encoded: Encoded, limits: torch.Tensor) -> list[Hypothesis]:
+    """Pick the most probable piece at every step, for a whole batch at once."""
+    n, src_len = encoded.mask.shape
+    device = encoded.mask.device
+    longest = int(limits.max())
+    tokens = torch.full((n, longest), PAD, dtype=torch.long, device=device)  # (n, longest)
+    weights = torch.zeros(n, longest, src_len, device=device)  # (n, longest, src_len)
+    log_probs = torch.zeros(n, device=device)
+    lengths = torch.zeros(n, dtype=torch.long, device=device)
+    alive = torch.arange(n, device=device)
+    prev = torch.full((n,), BOS, dtype=torch.long, device=device)
+    state = encoded.init
+    for t in range(longest):
+        step_lp, step_w, state = model.step(prev, state, encoded)  # (alive, vocab)
+        best_lp, best = step_lp.max(dim=-1)  # (alive,)
+        tokens[alive, t] = best
+        weights[alive, t, : step_w.size(-1)] = step_w.float()
+        log_probs[alive] += best_lp
+        lengths[alive] = t + 1
+        keep = (best != EOS) & (t + 1 < limits[alive])
+        if not keep.any():
+            break
+        if not keep.all():  # drop finished sentences from the batch
+            index = keep.nonzero().squeeze(1)  # (still_alive,)
+            alive, best = alive[index], best[index]
+            state, encoded = select_state(state, index), select_encoded(encoded, index)
+        prev = best
+    return [
+        _finish(tokens[i], weights[i], float(log_probs[i]), int(lengths[i]), 1.0) for i in range(n)
+    ]
+
+
+@torch.inference_mode()
+def beam_search(
+    model: Seq2Seq, encoded: Encoded, limits: torch.Tensor, *, beam: int, alpha: float = 1.0
+) -> list[list[Hypothesis]]:
+    """Beam search for a batch of sentences; returns each sentence's beams, best first."""
+    n, src_len = encoded.mask.shape
+    device = encoded.mask.device
+    k = beam
+    longest = int(limits.max())
+    expand = torch.arange(n, device=device).repeat_interleave(k)  # (n * k,)
+    encoded = select_encoded(encoded, expand)
+    state = encoded.init
+    scores = torch.full((n, k), float("-inf"), device=device)  # (n, k)
+    scores[:, 0] = 0.0  # all beams start equal: only the first may expand at step 0
+    finished = torch.zeros(n, k, dtype=torch.bool, device=device)  # (n, k)
+    lengths = torch.zeros(n, k, dtype=torch.long, device=device)  # (n, k)
+    tokens = torch.full((n, k, longest), PAD, dtype=torch.long, device=device)  # (n, k, T)
+    weights = torch.zeros(n, k, longest, src_len, device=device)  # (n, k, T, src_len)
+    prev = torch.full((n * k,), BOS, dtype=torch.long, device=device)
+    alive = torch.arange(n, device=device)  # sentence numbers still in the batch
+    results: list[list[Hypothesis]] = [[] for _ in range(n)]
+    for t in range(longest):
+        m = alive.numel()
+        step_lp, step_w, state = model.step(prev, state, encoded)  # (m * k, vocab)
+        vocab = step_lp.size(-1)
+        step_lp = step_lp.view(m, k, vocab)  # (m, k, vocab)
+        # a finished beam may only extend with PAD at no cost: it keeps its score
+        step_lp = torch.where(finished[..., None], _pad_only(vocab, device), step_lp)
+        candidates = (scores[..., None] + step_lp).view(m, k * vocab)  # (m, k * vocab)
+        scores, flat = candidates.topk(k, dim=-1)  # (m, k)
+        origin, token = flat // vocab, flat % vocab  # (m, k) beam each came from, its piece
+        was_finished = finished.gather(1, origin)  # (m, k)
+        finished = was_finished | (token == EOS)
+        lengths = lengths.gather(1, origin) + (~was_finished).long()
+        tokens = tokens.gather(1, origin[..., None].expand_as(tokens))  # (m, k, T)
+        tokens[:, :, t] = token
+        weights = weights.gather(1, origin[..., None, None].expand_as(weights))
+        rows = (torch.arange(m, device=device)[:, None] * k + origin).view(-1)  # (m * k,)
+        step_w = step_w.index_select(0, rows).view(m, k, -1).float()  # (m, k, src_len)
+        weights[:, :, t, : step_w.size(-1)] = step_w * (~was_finished)[..., None]
+        state = select_state(state, rows)
+        done = finished.all(dim=1) | (t + 1 >= limits[alive])  # (m,)
+        for row in done.nonzero().squeeze(1).tolist():
+            hyps = [
+                _finish(
+                    tokens[row, b],
+                    weights[row, b],
+                    float(scores[row, b]),
+                    int(lengths[row, b]),
+                    alpha,
+                )
+                for b in range(k)
+                if scores[row, b] > float("-inf")
+            ]
+            results[int(alive[row])] = sorted(hyps, key=lambda h: h.score, reverse=True)
+        if done.all():
+            break
+        prev = token.view(-1)
+        if done.any():  # drop finished sentences from the batch
+            keep = (~done).nonzero().squeeze(1)  # (m_next,)
+            rows = (keep[:, None] * k + torch.arange(k, device=device)).view(-1)  # (m_next * k,)
+            alive, scores, finished, lengths = (
+                alive[keep],
+                scores[keep],
+                finished[keep],
+                lengths[keep],
+            )
+            tokens, weights = tokens[keep], weights[keep]
+            prev, state, encoded = (
+                prev[rows],
+                select_state(state, rows),
+                select_encoded(encoded, rows),
+            )
+    return results
+
+
+def _pad_only(vocab: int, device: torch.device) -> torch.Tensor:
+    """A log-probability row that allows only PAD, at no cost."""
+    row = torch.full((vocab,), float("-inf"), device=device)
+    row[PAD] = 0.0
+    return row
+
+
+@torch.inference_mode()
+def force(model: Seq2Seq, encoded: Encoded, tgt: torch.Tensor) -> torch.Tensor:
+    """Log-probability of each given target piece (teacher forcing): (batch, tgt_len + 1)."""
+    bos = torch.full((tgt.size(0), 1), BOS, dtype=torch.long, device=tgt.device)
+    tgt_in = torch.cat([bos, tgt], dim=1)  # (batch, tgt_len + 1)
+    tgt_out = torch.cat([tgt, torch.full_like(bos, PAD)], dim=1)  # (batch, tgt_len + 1)
+    lengths = (tgt != PAD).sum(dim=1)  # (batch,)
+    tgt_out[torch.arange(tgt.size(0)), lengths] = EOS
+    logits, _, _ = model.decoder(tgt_in, encoded.init, encoded.states, encoded.mask)
+    log_probs = output_log_probs(logits)  # (batch, tgt_len + 1, vocab)
+    return log_probs.gather(2, tgt_out[..., None]).squeeze(2)  # (batch, tgt_len + 1)
+
+
+def translate_ids(
+    model: Seq2Seq, src_ids: list[list[int]], *, beam: int, batch_size: int, eos: int = EOS
+) -> list[Hypothesis]:
+    """Translate id sequences (sorted by length for speed), returning hypotheses in input order."""
+    device = model.tgt_pieces.device
+    order = sorted(range(len(src_ids)), key=lambda i: len(src_ids[i]))
+    results: list[Hypothesis | None] = [None] * len(src_ids)
+    for start in range(0, len(order), batch_size):
+        index = order[start : start + batch_size]
+        rows = [src_ids[i] + [eos] for i in index]
+        lengths = torch.tensor([len(r) for r in rows], device=device)
+        src = torch.full((len(rows), int(lengths.max())), PAD, dtype=torch.long, device=device)
+        for r, ids in enumerate(rows):
+            src[r, : len(ids)] = torch.tensor(ids, device=device)  # (batch, src_len)
+        with torch.inference_mode():
+            encoded = model.encode(src, lengths)
+            limits = max_lengths(lengths)
+            if beam <= 1:
+                hyps = greedy(model, encoded, limits)
+            else:
+                hyps = [beams[0] for beams in beam_search(model, encoded, limits, beam=beam)]
+        for i, hyp in zip(index, hyps, strict=True):
+            results[i] = hyp
+    return results  # type: ignore[return-value]

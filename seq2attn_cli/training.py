@@ -1,0 +1,418 @@
+"""Training: corpus -> subwords -> batches -> teacher-forced steps -> validated checkpoints.
+
+Progress goes to a `report(event, info)` callback; this module never prints.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sacrebleu
+import torch
+import torch.nn.functional as F
+
+from . import checkpoint as ckpt
+from .config import BOS, EOS, FORMAT_VERSION, PAD, UNK, ModelConfig, TrainConfig, from_dict, to_dict
+from .data import batch_plan, make_batch, read_pairs, split_held_out
+from .search import translate_ids
+from .seq2seq import Seq2Seq
+from .subwords import Subwords, train_subwords
+
+Report = Callable[[str, dict[str, Any]], None]
+
+
+class TrainingError(RuntimeError):
+    """Training cannot go on (bad output directory, losses that keep exploding...)."""
+
+
+class Interrupted(RuntimeError):
+    """Ctrl-C during training: the state was saved, the run can be resumed."""
+
+
+@dataclass
+class Prepared:
+    """A corpus turned into ids, ready for batching."""
+
+    subwords: Subwords
+    train_src: list[list[int]]
+    train_tgt: list[list[int]]  # output-vocabulary indices
+    valid_pairs: list[tuple[str, str]]
+    valid_src: list[list[int]]
+    valid_tgt: list[list[int]]
+    tgt_pieces: list[int]  # output index -> SentencePiece id
+    stats: dict[str, Any]
+
+
+def prepare(
+    corpus: Path,
+    cfg: TrainConfig,
+    *,
+    valid: Path | None,
+    subwords: Subwords | None,
+    tgt_pieces: list[int] | None,
+    report: Report,
+) -> Prepared:
+    """Read and split the corpus, train (or reuse) subwords, encode and filter the pairs."""
+    pairs, read = read_pairs(
+        corpus, src_col=cfg.src_col, tgt_col=cfg.tgt_col, max_chars=cfg.max_chars
+    )
+    report("read", {"report": read})
+    if valid is not None:
+        held, valid_read = read_pairs(valid, src_col=cfg.src_col, tgt_col=cfg.tgt_col)
+        report("read", {"report": valid_read})
+        seen_src, seen_tgt = {s for s, _ in held}, {t for _, t in held}
+        train = [(s, t) for s, t in pairs if s not in seen_src and t not in seen_tgt]
+    else:
+        train, held = split_held_out(
+            pairs, size=min(cfg.valid_size, len(pairs) // 10), seed=cfg.seed
+        )
+    if subwords is None:
+        report("stage", {"message": f"training SentencePiece ({cfg.vocab_size} pieces)"})
+        subwords = train_subwords(
+            [s for s, _ in train] + [t for _, t in train], vocab_size=cfg.vocab_size, seed=cfg.seed
+        )
+    src_ids = subwords.encode([s for s, _ in train])
+    tgt_ids = subwords.encode([t for _, t in train])
+    keep = [
+        i
+        for i in range(len(train))
+        if len(src_ids[i]) < cfg.max_pieces and len(tgt_ids[i]) < cfg.max_pieces
+    ]
+    too_long = len(train) - len(keep)
+    src_ids, tgt_ids = [src_ids[i] for i in keep], [tgt_ids[i] for i in keep]
+    if not src_ids:
+        raise TrainingError(f"{corpus}: no pair is shorter than {cfg.max_pieces} pieces")
+    if tgt_pieces is None:
+        tgt_pieces = [PAD, UNK, BOS, EOS] + sorted({p for t in tgt_ids for p in t} - {0, 1, 2, 3})
+    to_out = {p: i for i, p in enumerate(tgt_pieces)}
+    valid_src = subwords.encode([s[: cfg.max_chars] for s, _ in held])
+    valid_tgt = [[to_out.get(p, UNK) for p in t] for t in subwords.encode([t for _, t in held])]
+    stats = {
+        "corpus": str(corpus),
+        "lines": read.lines,
+        "pairs_read": read.kept,
+        "skipped": dict(read.skipped),
+        "skipped_first_line": dict(read.first_line),
+        "held_out": len(held),
+        "dropped_overlapping_held_out": len(pairs) - len(held) - len(train)
+        if valid is None
+        else len(pairs) - len(train),
+        "dropped_too_many_pieces": too_long,
+        "train_pairs": len(src_ids),
+        "src_pieces_mean": sum(map(len, src_ids)) / len(src_ids),
+        "tgt_pieces_mean": sum(map(len, tgt_ids)) / len(tgt_ids),
+        "length_histogram": _histogram([len(s.split()) for s, _ in train]),
+    }
+    return Prepared(
+        subwords=subwords,
+        train_src=src_ids,
+        train_tgt=[[to_out[p] for p in t] for t in tgt_ids],
+        valid_pairs=held,
+        valid_src=valid_src,
+        valid_tgt=valid_tgt,
+        tgt_pieces=tgt_pieces,
+        stats=stats,
+    )
+
+
+def _histogram(lengths: list[int]) -> dict[str, int]:
+    """Count source sentences per word-length bucket."""
+    edges = [(1, 5), (6, 10), (11, 15), (16, 20), (21, 30), (31, 10**9)]
+    names = ["1-5", "6-10", "11-15", "16-20", "21-30", "31+"]
+    return {
+        n: sum(lo <= x <= hi for x in lengths) for n, (lo, hi) in zip(names, edges, strict=True)
+    }
+
+
+def label_smoothed_loss(
+    logits: torch.Tensor, target: torch.Tensor, smoothing: float
+) -> torch.Tensor:
+    """Summed label-smoothed cross-entropy over the non-pad targets."""
+    return F.cross_entropy(
+        logits.float().view(-1, logits.size(-1)),  # (batch * tgt_len, vocab)
+        target.view(-1),
+        ignore_index=PAD,
+        label_smoothing=smoothing,
+        reduction="sum",
+    )
+
+
+def autocast(device: torch.device, enabled: bool):
+    """bf16 autocast where it helps (CPU here: 2x); a no-op elsewhere or when disabled."""
+    if not enabled or device.type not in ("cpu", "cuda"):
+        return nullcontext()
+    return torch.autocast(device.type, dtype=torch.bfloat16)
+
+
+def validate(
+    model: Seq2Seq, data: Prepared, cfg: TrainConfig, device: torch.device
+) -> dict[str, Any]:
+    """Validation loss, perplexity, greedy BLEU/chrF and three sample translations."""
+    model.eval()
+    total, tokens = 0.0, 0
+    with torch.inference_mode():
+        index = list(range(len(data.valid_src)))
+        for start in range(0, len(index), 64):
+            batch = make_batch(
+                data.valid_src, data.valid_tgt, index[start : start + 64], bos=BOS, eos=EOS
+            )
+            logits, _ = model(batch.src.to(device), batch.src_lengths, batch.tgt_in.to(device))
+            total += float(label_smoothed_loss(logits, batch.tgt_out.to(device), 0.0))
+            tokens += batch.tgt_tokens
+        hyps = translate_ids(model, data.valid_src, beam=1, batch_size=128)
+    pieces = model.tgt_pieces.tolist()
+    texts = [data.subwords.decode([pieces[t] for t in h.tokens]) for h in hyps]
+    refs = [t for _, t in data.valid_pairs]
+    loss = total / max(tokens, 1)
+    model.train()
+    return {
+        "valid_loss": loss,
+        "valid_ppl": math.exp(min(loss, 50)),
+        "valid_bleu": sacrebleu.corpus_bleu(texts, [refs]).score,
+        "valid_chrf": sacrebleu.corpus_chrf(texts, [refs]).score,
+        "samples": [
+            {"source": s, "reference": r, "hypothesis": h}
+            for (s, r), h in list(zip(data.valid_pairs, texts, strict=True))[:3]
+        ],
+    }
+
+
+def probe_attention(model: Seq2Seq, data: Prepared, text: str) -> dict[str, Any]:
+    """Translate the probe sentence and keep its pieces and attention weights."""
+    src = data.subwords.encode([text])[0]
+    model.eval()
+    hyp = translate_ids(model, [src], beam=1, batch_size=1)[0]
+    model.train()
+    pieces = model.tgt_pieces.tolist()
+    return {
+        "source": data.subwords.pieces(src) + ["</s>"],
+        "target": data.subwords.pieces([pieces[t] for t in hyp.tokens]) + ["</s>"],
+        "weights": [[round(w, 4) for w in row] for row in hyp.weights],
+    }
+
+
+def train(
+    *,
+    corpus: Path,
+    out: Path,
+    model_options: dict[str, Any],
+    cfg: TrainConfig,
+    valid: Path | None = None,
+    resume: bool = False,
+    device: torch.device,
+    report: Report,
+) -> dict[str, Any]:
+    """Train a model into `out` (or continue one with resume); return the final counters."""
+    out = Path(out)
+    subwords = tgt_pieces = stored = None
+    if resume:
+        stored = ckpt.read_json(out / ckpt.CONFIG)
+        limits = {"epochs": cfg.epochs, "max_steps": cfg.max_steps, "max_time": cfg.max_time}
+        cfg = from_dict(TrainConfig, {**stored["training"], **limits})  # stored run, new limits
+        subwords = Subwords.load(out / ckpt.SPM)
+        tgt_pieces = ckpt.read_tensors(out / ckpt.RESUME)["model.tgt_pieces"].tolist()
+    else:
+        _check_out(out)
+    data = prepare(
+        corpus, cfg, valid=valid, subwords=subwords, tgt_pieces=tgt_pieces, report=report
+    )
+    if stored is not None:
+        model_config = from_dict(ModelConfig, stored["model"])
+    else:
+        model_config = ModelConfig(
+            src_vocab=len(data.subwords), tgt_vocab=len(data.tgt_pieces), **model_options
+        )
+    torch.manual_seed(cfg.seed)
+    model = Seq2Seq(model_config)
+    model.tgt_pieces.copy_(torch.tensor(data.tgt_pieces))
+    model.to(device).train()
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    counters: dict[str, Any] = {
+        "epoch": 0,
+        "position": 0,
+        "step": 0,
+        "best_bleu": None,
+        "bad_epochs": 0,
+        "lr_bad_epochs": 0,
+        "nan_steps": 0,
+        "train_seconds": 0.0,
+        "epochs": [],
+    }
+    if resume:
+        counters = ckpt.load_resume(out / ckpt.RESUME, model, optimizer)
+        report(
+            "stage",
+            {
+                "message": f"resumed at step {counters['step']}, epoch "
+                f"{counters['epoch'] + 1}, batch {counters['position']}"
+            },
+        )
+    else:
+        ckpt.write_atomic(out / ckpt.SPM, data.subwords.proto)
+        ckpt.save_weights(out / ckpt.WEIGHTS, model)  # loadable from the first moment on
+
+    def write_config() -> None:
+        ckpt.write_json(
+            out / ckpt.CONFIG,
+            {
+                "format_version": FORMAT_VERSION,
+                "model": to_dict(model_config),
+                "training": to_dict(cfg),
+                "corpus": data.stats,
+                "parameters": sum(p.numel() for p in model.parameters()),
+                "best_valid_bleu": counters["best_bleu"],
+                "steps": counters["step"],
+                "train_seconds": round(counters["train_seconds"], 1),
+                "epochs": counters["epochs"],
+            },
+        )
+
+    write_config()
+    lengths = [(len(s) + 1, len(t)) for s, t in zip(data.train_src, data.train_tgt, strict=True)]
+    probe = cfg.probe or (data.valid_pairs[0][0] if data.valid_pairs else "")
+    history_path = out / ckpt.HISTORY
+    history = ckpt.read_json(history_path)["epochs"] if resume and history_path.exists() else []
+    started = time.monotonic()
+    trained_before = counters["train_seconds"]
+    stop = ""
+    while not stop and counters["epoch"] < cfg.epochs:
+        epoch = counters["epoch"]
+        plan = batch_plan(lengths, batch_tokens=cfg.batch_tokens, seed=cfg.seed, epoch=epoch)
+        report(
+            "epoch",
+            {
+                "epoch": epoch + 1,
+                "epochs": cfg.epochs,
+                "batches": len(plan),
+                "position": counters["position"],
+            },
+        )
+        window_tokens, window_start = 0, time.monotonic()
+        try:
+            while counters["position"] < len(plan):
+                batch = make_batch(
+                    data.train_src, data.train_tgt, plan[counters["position"]], bos=BOS, eos=EOS
+                )
+                loss = _step(model, optimizer, batch, cfg, device)
+                counters["position"] += 1
+                if loss is None:
+                    counters["nan_steps"] += 1
+                    report("nan", {"step": counters["step"], "count": counters["nan_steps"]})
+                    if counters["nan_steps"] > 20:
+                        raise TrainingError(
+                            "loss was NaN or infinite in more than 20 steps; try a lower --lr"
+                        )
+                    continue
+                counters["step"] += 1
+                window_tokens += batch.tgt_tokens
+                now = time.monotonic()
+                counters["train_seconds"] = trained_before + now - started
+                report(
+                    "step",
+                    {
+                        "step": counters["step"],
+                        "position": counters["position"],
+                        "batches": len(plan),
+                        "loss": loss,
+                        "tok_per_s": window_tokens / max(now - window_start, 1e-9),
+                        "lr": optimizer.param_groups[0]["lr"],
+                    },
+                )
+                if counters["step"] % cfg.save_every == 0:
+                    ckpt.save_resume(out / ckpt.RESUME, model, optimizer, counters)
+                if cfg.max_steps and counters["step"] >= cfg.max_steps:
+                    stop = f"reached --max-steps {cfg.max_steps}"
+                elif cfg.max_time and now - started >= cfg.max_time * 60:
+                    stop = f"reached --max-time {cfg.max_time:g} minutes"
+                if stop:
+                    break
+        except KeyboardInterrupt:
+            ckpt.save_resume(out / ckpt.RESUME, model, optimizer, counters)
+            raise Interrupted(
+                f"interrupted at step {counters['step']}; continue with --resume"
+            ) from None
+        finished_epoch = counters["position"] >= len(plan)
+        metrics = validate(model, data, cfg, device)
+        metrics.update(
+            epoch=epoch + (1 if finished_epoch else counters["position"] / len(plan)),
+            step=counters["step"],
+            lr=optimizer.param_groups[0]["lr"],
+            tok_per_s=window_tokens / max(time.monotonic() - window_start, 1e-9),
+        )
+        if finished_epoch:
+            counters["epoch"], counters["position"] = epoch + 1, 0
+        verdict = _after_validation(model, optimizer, metrics, counters, cfg, out)
+        stop = stop or verdict
+        counters["epochs"].append({k: v for k, v in metrics.items() if k != "samples"})
+        if probe:
+            history.append({"epoch": metrics["epoch"], **probe_attention(model, data, probe)})
+            ckpt.write_json(history_path, {"probe": probe, "epochs": history})
+        ckpt.save_resume(out / ckpt.RESUME, model, optimizer, counters)
+        write_config()
+        report("validated", {**metrics, "best": counters["best_bleu"], "stop": stop})
+    report("done", {"reason": stop or f"trained {cfg.epochs} epochs", **counters})
+    return counters
+
+
+def _check_out(out: Path) -> None:
+    """Refuse to start when the output directory cannot take a model (checked before training)."""
+    if (out / ckpt.CONFIG).exists():
+        raise TrainingError(f"{out}: already holds a model; use --resume, or another --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        ckpt.write_atomic(out / ".write-test", b"ok")
+        (out / ".write-test").unlink()
+    except OSError as err:
+        raise TrainingError(f"{out}: cannot write there ({err.strerror or err})") from None
+
+
+def _step(
+    model: Seq2Seq, optimizer: torch.optim.Optimizer, batch, cfg: TrainConfig, device: torch.device
+) -> float | None:
+    """One teacher-forced optimisation step; None (and no update) when the loss is not finite."""
+    with autocast(device, cfg.amp):
+        logits, _ = model(batch.src.to(device), batch.src_lengths, batch.tgt_in.to(device))
+    tokens = batch.tgt_tokens
+    loss = label_smoothed_loss(logits, batch.tgt_out.to(device), cfg.label_smoothing) / tokens
+    if not torch.isfinite(loss):
+        optimizer.zero_grad(set_to_none=True)
+        return None
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss.item()
+
+
+def _after_validation(
+    model: Seq2Seq,
+    optimizer: torch.optim.Optimizer,
+    metrics: dict[str, Any],
+    counters: dict[str, Any],
+    cfg: TrainConfig,
+    out: Path,
+) -> str:
+    """Keep the best model, decay the lr on a plateau, and say why to stop ('' to go on)."""
+    bleu = metrics["valid_bleu"]
+    if counters["best_bleu"] is None or bleu > counters["best_bleu"]:
+        counters["best_bleu"], counters["bad_epochs"], counters["lr_bad_epochs"] = bleu, 0, 0
+        ckpt.save_weights(out / ckpt.WEIGHTS, model)
+        metrics["saved"] = True
+        return ""
+    counters["bad_epochs"] += 1
+    counters["lr_bad_epochs"] += 1
+    if counters["lr_bad_epochs"] >= cfg.lr_patience:
+        counters["lr_bad_epochs"] = 0
+        for group in optimizer.param_groups:
+            group["lr"] *= cfg.lr_decay
+    if counters["bad_epochs"] >= cfg.patience:
+        return f"early stopping: no better validation BLEU for {cfg.patience} validations"
+    if optimizer.param_groups[0]["lr"] < cfg.min_lr:
+        return f"learning rate fell below {cfg.min_lr:g}"
+    return ""
