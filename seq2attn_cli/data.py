@@ -212,7 +212,7 @@ def line_chunks(stream: BinaryIO, *, chunk: int, max_bytes: int = 1 << 20) -> It
             data, cut = data[newline:], False  # the newline completes the cut line below
         *complete, pending = (pending + data).split(b"\n")
         for line in complete:
-            lines.append(line)
+            lines.append(line[:max_bytes])
             if len(lines) >= chunk:
                 yield lines
                 lines = []

@@ -1,0 +1,69 @@
+"""Shared fixtures: tiny corpora made here (never the shared corpus) and a tiny trained model."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+import torch
+
+# one thread: tiny models gain nothing from more, and CI machines have two cores
+torch.set_num_threads(1)
+
+WORDS = {
+    "je": "I", "tu": "you", "il": "he", "elle": "she", "nous": "we", "chat": "cat",
+    "chien": "dog", "maison": "house", "rouge": "red", "grand": "big", "petit": "small",
+    "mange": "eats", "voit": "sees", "aime": "loves", "pain": "bread", "eau": "water",
+}
+
+
+def toy_pairs(n: int, *, seed: int = 0, max_words: int = 6) -> list[tuple[str, str]]:
+    """Word-for-word 'translations' over a tiny vocabulary: easy to learn, with a diagonal."""
+    rng = random.Random(seed)
+    src_words = sorted(WORDS)
+    pairs = []
+    for _ in range(n):
+        words = [rng.choice(src_words) for _ in range(rng.randint(1, max_words))]
+        pairs.append((" ".join(words), " ".join(WORDS[w] for w in words)))
+    return pairs
+
+
+def write_tsv(path: Path, pairs: list[tuple[str, str]]) -> Path:
+    """Write pairs as source<TAB>target lines."""
+    path.write_text("".join(f"{s}\t{t}\n" for s, t in pairs), encoding="utf-8")
+    return path
+
+
+def quiet(event: str, info: dict) -> None:
+    """A training report callback that ignores everything."""
+
+
+def train_tiny(out: Path, corpus: Path, **overrides) -> Path:
+    """Train a small model quickly (seconds) into `out` through the library."""
+    from seq2attn_cli.config import TrainConfig
+    from seq2attn_cli.training import train
+
+    options = dict(embed=32, hidden=64, layers=1, cell="gru", attention="general", dropout=0.0)
+    options.update({k: overrides.pop(k) for k in list(overrides) if k in options})
+    resume = overrides.pop("resume", False)
+    cfg = dict(vocab_size=60, valid_size=20, batch_tokens=300, epochs=12, lr=5e-3, amp=False)
+    cfg.update(overrides)
+    train(
+        corpus=corpus, out=out, model_options=options, cfg=TrainConfig(**cfg),
+        device=torch.device("cpu"), report=quiet, resume=resume,
+    )
+    return out
+
+
+@pytest.fixture(scope="session")
+def toy_corpus(tmp_path_factory) -> Path:
+    """A 1,000-pair toy corpus on disk."""
+    return write_tsv(tmp_path_factory.mktemp("data") / "toy.tsv", toy_pairs(1000))
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory, toy_corpus) -> Path:
+    """A model trained on the toy corpus, shared by every test that only reads it."""
+    torch.manual_seed(0)
+    return train_tiny(tmp_path_factory.mktemp("models") / "tiny", toy_corpus)

@@ -1,0 +1,79 @@
+"""Search: greedy and beam agree where they must, and return ranked, well-formed hypotheses."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from seq2attn_cli.checkpoint import load_model
+from seq2attn_cli.search import beam_search, force, greedy, max_lengths, translate_ids
+
+
+def encode(model, subwords, texts):
+    ids = [x + [3] for x in subwords.encode(texts)]
+    lengths = torch.tensor([len(x) for x in ids])
+    src = torch.zeros(len(ids), int(lengths.max()), dtype=torch.long)
+    for i, x in enumerate(ids):
+        src[i, : len(x)] = torch.tensor(x)
+    return model.encode(src, lengths), lengths
+
+
+TEXTS = ["je mange pain", "il voit grand chat rouge", "nous", "elle aime eau chien petit maison"]
+
+
+def test_beam_of_one_equals_greedy(tiny_model):
+    model, subwords, _ = load_model(tiny_model)
+    encoded, lengths = encode(model, subwords, TEXTS)
+    limits = max_lengths(lengths)
+    g = greedy(model, encoded, limits)
+    b = beam_search(model, encoded, limits, beam=1)
+    for gh, (bh,) in zip(g, b, strict=True):
+        assert gh.tokens == bh.tokens
+        assert math.isclose(gh.score, bh.score, rel_tol=1e-5, abs_tol=1e-5)
+
+
+def test_beams_come_sorted_best_first_and_beat_greedy(tiny_model):
+    model, subwords, _ = load_model(tiny_model)
+    encoded, lengths = encode(model, subwords, TEXTS)
+    limits = max_lengths(lengths)
+    beams = beam_search(model, encoded, limits, beam=4)
+    for hyps in beams:
+        scores = [h.score for h in hyps]
+        assert scores == sorted(scores, reverse=True) and len(hyps) == 4
+    for g, hyps in zip(greedy(model, encoded, limits), beams, strict=True):
+        assert hyps[0].score >= g.score - 1e-5
+
+
+def test_batching_does_not_change_translations(tiny_model):
+    model, subwords, _ = load_model(tiny_model)
+    ids = subwords.encode(TEXTS * 3)
+    together = translate_ids(model, ids, beam=3, batch_size=64)
+    alone = [translate_ids(model, [x], beam=3, batch_size=1)[0] for x in ids]
+    assert [h.tokens for h in together] == [h.tokens for h in alone]
+
+
+def test_attention_rows_are_distributions_over_the_source(tiny_model):
+    model, subwords, _ = load_model(tiny_model)
+    for hyp, ids in zip(translate_ids(model, subwords.encode(TEXTS), beam=5, batch_size=2),
+                        subwords.encode(TEXTS), strict=True):
+        assert len(hyp.weights) == len(hyp.tokens) + 1  # one row per piece, plus </s>
+        for row in hyp.weights:
+            assert math.isclose(sum(row), 1.0, abs_tol=1e-3)
+            assert all(w == 0 for w in row[len(ids) + 1 :])  # padding gets nothing
+
+
+def test_output_length_is_bounded_by_the_source(tiny_model):
+    model, subwords, _ = load_model(tiny_model)
+    encoded, lengths = encode(model, subwords, TEXTS)
+    limits = torch.ones_like(lengths) * 2
+    for hyp in greedy(model, encoded, limits):
+        assert len(hyp.tokens) <= 2
+
+
+def test_forced_decoding_of_greedy_output_reproduces_its_score(tiny_model):
+    model, subwords, _ = load_model(tiny_model)
+    encoded, lengths = encode(model, subwords, TEXTS[:1])
+    hyp = greedy(model, encoded, max_lengths(lengths))[0]
+    log_probs = force(model, encoded, torch.tensor([hyp.tokens]))
+    assert math.isclose(float(log_probs.sum()), hyp.log_prob, rel_tol=1e-4)

@@ -1,0 +1,72 @@
+"""Training: a model directory a user can rely on, exact resume, and loss that falls."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from conftest import toy_pairs, train_tiny, write_tsv
+from safetensors.torch import load_file
+
+from seq2attn_cli.checkpoint import load_model
+from seq2attn_cli.training import TrainingError
+
+
+def test_model_directory_holds_config_weights_tokenizer_and_metrics(tiny_model):
+    names = {p.name for p in tiny_model.iterdir()}
+    assert {"config.json", "model.safetensors", "spm.model", "checkpoint.safetensors"} <= names
+    config = json.loads((tiny_model / "config.json").read_text())
+    assert config["format_version"] == 1
+    assert config["model"]["attention"] == "general"
+    assert config["corpus"]["train_pairs"] > 500
+    epochs = config["epochs"]
+    assert 5 <= len(epochs) <= 12  # early stopping may end before the last epoch
+    assert {"valid_loss", "valid_ppl", "valid_bleu", "valid_chrf", "tok_per_s"} <= set(epochs[0])
+    assert config["best_valid_bleu"] == max(e["valid_bleu"] for e in epochs)
+    model, subwords, _ = load_model(tiny_model)
+    assert model.config.src_vocab == len(subwords)
+
+
+def test_tiny_model_learns_the_toy_language(tiny_model):
+    config = json.loads((tiny_model / "config.json").read_text())
+    assert config["best_valid_bleu"] > 50
+    assert config["epochs"][-1]["valid_loss"] < config["epochs"][0]["valid_loss"] / 2
+
+
+@pytest.mark.parametrize("attention", ["general", "dot", "additive", "none"])
+def test_loss_falls_on_a_copy_task_for_every_attention(tmp_path, attention):
+    pairs = [(s, s) for s, _ in toy_pairs(300, seed=5)]
+    corpus = write_tsv(tmp_path / "copy.tsv", pairs)
+    out = train_tiny(tmp_path / attention, corpus, attention=attention, epochs=5, lr=1e-2)
+    losses = [e["valid_loss"] for e in json.loads((out / "config.json").read_text())["epochs"]]
+    assert losses[-1] < losses[0] * 0.7, losses
+
+
+def test_resume_continues_exactly_where_an_interrupted_run_stopped(tmp_path, toy_corpus):
+    straight = train_tiny(tmp_path / "straight", toy_corpus, epochs=2, save_every=5)
+    # the same run, stopped after 7 steps (mid-epoch) and resumed
+    stopped = train_tiny(tmp_path / "resumed", toy_corpus, epochs=2, save_every=5, max_steps=7)
+    state = json.loads((stopped / "config.json").read_text())
+    assert state["steps"] == 7
+    train_tiny(stopped, toy_corpus, epochs=2, save_every=5, resume=True)
+    a = load_file(straight / "checkpoint.safetensors")
+    b = load_file(stopped / "checkpoint.safetensors")
+    assert set(a) == set(b)
+    for name in a:
+        if name.startswith(("model.", "optim.")):
+            torch.testing.assert_close(a[name], b[name], rtol=0, atol=0, msg=name)
+    steps = [e["step"] for e in json.loads((stopped / "config.json").read_text())["epochs"]]
+    assert steps[0] == 7 and steps[-1] == json.loads((straight / "config.json").read_text())["steps"]
+
+
+def test_same_seed_gives_the_same_model(tmp_path, toy_corpus):
+    a = train_tiny(tmp_path / "a", toy_corpus, epochs=1)
+    b = train_tiny(tmp_path / "b", toy_corpus, epochs=1)
+    wa, wb = load_file(a / "model.safetensors"), load_file(b / "model.safetensors")
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def test_existing_model_directory_is_not_overwritten(tiny_model, toy_corpus):
+    with pytest.raises(TrainingError, match="already holds a model"):
+        train_tiny(tiny_model, toy_corpus)

@@ -1,0 +1,104 @@
+"""`s2a translate` in pipes and on arguments: one line out per line in, always, in order."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from typer.testing import CliRunner
+
+from seq2attn_cli.cli import app
+
+runner = CliRunner()
+
+
+def s2a(*args: str, stdin: bytes = b"", env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run the real CLI as a process."""
+    return subprocess.run(
+        [sys.executable, "-m", "seq2attn_cli", *args], input=stdin, capture_output=True,
+        timeout=120, env={**os.environ, "S2A_THREADS": "1", **(env or {})},
+    )
+
+
+def test_pipe_keeps_one_line_per_input(tiny_model):
+    lines = ["je mange pain", "", "   ", "x" * 5000, "il voit chat", "猫が好きです", "مرحبا بالعالم 👋",
+             "elle\x01aime\x00eau"]
+    result = s2a("translate", "--model", str(tiny_model), stdin="\n".join(lines).encode() + b"\n")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.decode().split("\n")
+    assert out[-1] == "" and len(out) - 1 == len(lines)
+    assert out[1] == "" and out[2] == ""  # empty and blank lines give empty lines
+    assert out[0] == "I eats bread" and out[4] == "he sees cat"
+    assert b"longer than the model takes" in result.stderr  # the 5,000-character line
+
+
+def test_arguments_are_translated_one_each_greedy_and_beam(tiny_model):
+    for beam in ("1", "5"):
+        result = runner.invoke(app, ["translate", "--model", str(tiny_model), "--beam", beam,
+                                     "je mange pain", "nous aime chien"])
+        assert result.exit_code == 0, result.output
+        assert result.stdout.splitlines() == ["I eats bread", "we loves dog"]
+
+
+def test_jsonl_carries_tokens_scores_and_attention(tiny_model):
+    result = runner.invoke(app, ["translate", "--model", str(tiny_model), "--format", "jsonl",
+                                 "--align", "je mange pain"])
+    record = json.loads(result.stdout)
+    assert record["translation"] == "I eats bread"
+    assert record["src_tokens"][-1] == "</s>" and record["tgt_tokens"][-1] == "</s>"
+    assert len(record["attention"]) == len(record["tgt_tokens"])
+    assert all(len(row) == len(record["src_tokens"]) for row in record["attention"])
+    assert record["score"] <= 0 and record["alignment"] == "0-0 1-1 2-2"
+
+
+def test_alignments_are_pharaoh_pairs_within_range(tiny_model):
+    text = "il voit grand chat rouge"
+    result = runner.invoke(app, ["translate", "--model", str(tiny_model), "--align", text])
+    translation, pairs = result.stdout.rstrip("\n").split("\t")
+    for pair in pairs.split():
+        i, j = map(int, pair.split("-"))
+        assert 0 <= i < len(text.split()) and 0 <= j < len(translation.split())
+
+
+def test_heatmap_goes_to_stderr_and_stdout_stays_plain(tiny_model):
+    result = s2a("translate", "--model", str(tiny_model), "--heatmap", "je mange pain",
+                 env={"NO_COLOR": "1"})
+    assert result.stdout.decode() == "I eats bread\n"
+    assert "mange" in result.stderr.decode() and "\x1b[" not in result.stderr.decode()
+
+
+def test_slow_pipe_gets_each_translation_before_the_next_line(tiny_model):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "seq2attn_cli", "translate", "--model", str(tiny_model)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    try:
+        for line, expected in (("je mange pain", "I eats bread"), ("nous", "we")):
+            proc.stdin.write(line.encode() + b"\n")
+            proc.stdin.flush()
+            start = time.monotonic()
+            assert proc.stdout.readline().decode().rstrip("\n") == expected
+            assert time.monotonic() - start < 60
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    assert proc.returncode == 0
+
+
+def test_head_closing_the_pipe_ends_quietly(tiny_model):
+    big = b"je mange pain\n" * 3000
+    proc = subprocess.run(
+        f"{sys.executable} -m seq2attn_cli translate --model {tiny_model} --beam 1 | head -1",
+        shell=True, input=big, capture_output=True, timeout=120,
+    )
+    assert proc.stdout == b"I eats bread\n"
+    assert b"Traceback" not in proc.stderr and b"BrokenPipe" not in proc.stderr
+
+
+def test_missing_model_is_one_line_and_exit_2(tmp_path):
+    result = s2a("translate", "--model", str(tmp_path / "nope"), "bonjour")
+    assert result.returncode == 2
+    assert result.stderr.decode().strip().count("\n") == 0 and b"nope" in result.stderr
