@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -21,54 +22,52 @@ CORPUS = Path("/work/shared/data/tatoeba-fra-eng/fra.txt")
 ONE_SENTENCE = "Je ne sais pas ce que tu veux dire."
 ARCH = {"embed": 256, "hidden": 512, "layers": 1, "cell": "gru", "attention": "general"}
 S2A = str(Path(sys.executable).parent / "s2a")
-GOAL_TRAIN, GOAL_BEAM, GOAL_MATMUL, GOAL_START, GOAL_RSS = 3.0, 3.0, 0.40, 1.5, 400.0
+Row = tuple[str, bool | None, str]
 
 
 def run_process(
-    cmd: list[str], *, stdin: Path | None = None, env: dict[str, str] | None = None,
-    limit_s: float = 0.0, name: str = "proc",
+    cmd: list[str], *, stdin: Path | None = None, env: dict | None = None, limit_s: float = 0
 ) -> dict[str, Any]:
     """Run a command to its end (SIGINT after limit_s); wall s, peak RSS MB, stdout, stderr."""
     WORK.mkdir(parents=True, exist_ok=True)
-    out, err = WORK / f"{name}.out", WORK / f"{name}.err"
+    out, err = WORK / "proc.out", WORK / "proc.err"
     with open(stdin or os.devnull, "rb") as fin, open(out, "wb") as fo, open(err, "wb") as fe:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdin=fin, stdout=fo, stderr=fe, env=env)
-        while limit_s and time.perf_counter() - start < limit_s:
-            if os.wait4(proc.pid, os.WNOHANG)[0]:  # ended by itself: reaped below from status
-                raise RuntimeError(f"{cmd[0]} ended before its time limit; see {err}")
+        pid = 0
+        while limit_s and not pid and time.perf_counter() - start < limit_s:
             time.sleep(0.5)
-        if limit_s:
-            proc.send_signal(signal.SIGINT)
-        _, status, usage = os.wait4(proc.pid, 0)  # rusage covers the child's own children too
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if not pid:
+            if limit_s:
+                proc.send_signal(signal.SIGINT)
+            _, status, usage = os.wait4(proc.pid, 0)  # rusage includes the child's children
         wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
+    stderr = err.read_text(errors="replace")
     if proc.returncode and not limit_s:
-        tail = err.read_text(errors="replace")[-2000:]
-        raise RuntimeError(f"{' '.join(cmd[:4])} ... exited {proc.returncode}:\n{tail}")
-    return {"wall": wall, "rss_mb": usage.ru_maxrss / 1024, "stdout": out.read_text(),
-            "stderr": err.read_text(errors="replace")}
+        raise RuntimeError(f"{' '.join(cmd[:4])} ... exited {proc.returncode}:\n{stderr[-3000:]}")
+    rss = usage.ru_maxrss / 1024
+    return {"wall": wall, "rss_mb": rss, "stdout": out.read_text(), "stderr": stderr}
 
 
 def thread_env(threads: int, **extra: str) -> dict[str, str]:
-    """The environment for child processes: the thread count pinned everywhere."""
-    n = str(threads)
-    return {**os.environ, "OMP_NUM_THREADS": n, "MKL_NUM_THREADS": n, **extra}
+    """The environment for child processes, with the thread count pinned."""
+    return {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads), **extra}
 
 
 def machine(threads: int) -> dict[str, Any]:
-    """CPU model, cores, torch version and threads: the line every result is tied to."""
+    """CPU model, cores, torch version and threads: the line every figure belongs to."""
     import torch
 
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-                if line.startswith("model name")), "unknown CPU")
-    return {"cpu": cpu, "cores": os.cpu_count(), "torch": torch.__version__, "threads": threads,
-            "python": sys.version.split()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC",
-                                                                    time.gmtime())}
+    cpu = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text())
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return {"cpu": cpu[1] if cpu else "?", "cores": os.cpu_count(), "torch": torch.__version__,
+            "threads": threads, "date": when}  # fmt: skip
 
 
 def matmul_flops(dtype: str, threads: int, n: int) -> float:
-    """Measured FLOP/s of an n x n torch.mm in fp32 or bf16 (median of 7 after a warm-up)."""
+    """Measured FLOP/s of an n x n torch.mm in float32 or bfloat16 (median of 7, warmed up)."""
     import torch
 
     torch.set_num_threads(threads)
@@ -87,28 +86,24 @@ def train_flops_per_token(model: dict[str, Any], src_mean: float, tgt_mean: floa
 
     Forward, 2 FLOPs per multiply-add, embeddings excluded; E=embed, H=hidden, h=H/2,
     V=tgt_vocab, L=layers, G=3 gates (GRU; 4 LSTM); s=src_mean+1 and t=tgt_mean+1 pieces
-    (with EOS) of a mean pair, so r=s/t source pieces per target piece and S=s keys per query:
+    (with EOS) of a mean pair, so r=s/t source pieces per target piece and s keys per query:
       encoder per source piece: sum_l 2 dirs * G * 2 * (in_l*h + h*h), in_1=E, in_l=2h
       decoder RNN per target piece: sum_l G * 2 * (in_l*H + H*H), in_1=E, in_l=H
-      attention: 2*S*H scores + 2*S*H context (+ 2*H*H "general", + 2*H*H*(1+r) + S*2*H
-      "additive"); combine [h_t; c_t] -> H: 2*2H*H; output layer: 2*H*V; bridge: L*2*H*H/t
+      attention: 2*s*H scores + 2*s*H context, + 2*H*H for "general"
+      combine [h_t; c_t] -> H: 2*2H*H;  output layer: 2*H*V;  bridge: L*2*H*H per sentence / t
     per target piece = r * encoder + decoder + attention + combine + output + bridge.
     """
     e, big, layers, vocab = model["embed"], model["hidden"], model["layers"], model["tgt_vocab"]
-    small, gates = big // 2, 4 if model["cell"] == "lstm" else 3
-    s, t = src_mean + 1, tgt_mean + 1
-    enc = sum(2 * gates * 2 * ((e if i == 0 else 2 * small) * small + small * small)
-              for i in range(layers))
-    dec = sum(gates * 2 * ((e if i == 0 else big) * big + big * big) for i in range(layers))
-    attn = {"general": 2 * big * big, "dot": 0.0,
-            "additive": 2 * big * big * (1 + s / t) + s * 2 * big}.get(model["attention"], 0.0)
-    attn += 0.0 if model["attention"] == "none" else 4 * s * big
-    fwd = s / t * enc + dec + attn + 2 * 2 * big * big + 2 * big * vocab + layers * 2 * big**2 / t
+    small, gates, s, t = big // 2, 4 if model["cell"] == "lstm" else 3, src_mean + 1, tgt_mean + 1
+    enc = sum(4 * gates * ((e if i else 2 * small) * small + small**2) for i in range(layers))
+    dec = sum(2 * gates * ((e if i else big) * big + big**2) for i in range(layers))
+    attn = 4 * s * big + (2 * big**2 if model["attention"] == "general" else 0)
+    fwd = s / t * enc + dec + attn + 4 * big**2 + 2 * big * vocab + layers * 2 * big**2 / t
     return 3 * fwd
 
 
 def batch_tokens_for(corpus: Path, spm: Path, sentences: int) -> tuple[int, float]:
-    """The --batch-tokens whose length-bucketed batches hold `sentences` pairs on average."""
+    """The batch_tokens whose length-bucketed batches hold `sentences` pairs on average."""
     from seq2attn_cli.data import batch_plan, read_pairs
     from seq2attn_cli.subwords import Subwords
 
@@ -128,7 +123,7 @@ def batch_tokens_for(corpus: Path, spm: Path, sentences: int) -> tuple[int, floa
 
 
 def worker_train(spec: dict[str, Any]) -> dict[str, Any]:
-    """In-process `train()` for warmup + steps; target tok/s over the steps after warm-up."""
+    """In-process train() for warmup + steps; target tok/s over the steps after the warm-up."""
     import torch
 
     from seq2attn_cli import training
@@ -137,63 +132,64 @@ def worker_train(spec: dict[str, Any]) -> dict[str, Any]:
 
     torch.set_num_threads(spec["threads"])
     spm, corpus, out = Path(spec["spm"]), Path(spec["corpus"]), Path(spec["out"])
-    # the model's own pieces: same as the peers get, and no SentencePiece training per run
+    # the translation model's own pieces, as the peers get: no SentencePiece training per run
     training.train_subwords = lambda texts, **_: Subwords.load(spm)
     batch_tokens, per_batch = spec["batch_tokens"], None
     if spec["batch_sentences"]:
         batch_tokens, per_batch = batch_tokens_for(corpus, spm, spec["batch_sentences"])
-    log: list[tuple[int, float, float, float]] = []  # step, time, epoch tokens so far, epoch start
-    epoch_start = [0.0]
+    log: list[tuple[int, float, float, float]] = []  # step, time, epoch's tokens, epoch start
+    epoch = [0.0]
 
     def report(event: str, info: dict[str, Any]) -> None:
         now = time.monotonic()
         if event == "epoch":
-            epoch_start[0] = now
-        elif event == "step":  # tok_per_s runs over the epoch: invert it into a token count
-            log.append((info["step"], now, info["tok_per_s"] * (now - epoch_start[0]),
-                        epoch_start[0]))
+            epoch[0] = now
+        elif event == "step":  # tok_per_s runs over the epoch: turn it back into tokens
+            log.append((info["step"], now, info["tok_per_s"] * (now - epoch[0]), epoch[0]))
 
     shutil.rmtree(out, ignore_errors=True)
-    cfg = TrainConfig(src_col=1, tgt_col=2, max_steps=spec["warmup"] + spec["steps"],
-                      batch_tokens=batch_tokens, amp=spec["amp"])
-    training.train(corpus=corpus, out=out, model_options={**ARCH, "dropout": 0.2}, cfg=cfg,
-                   valid=Path(spec["valid"]), device=torch.device("cpu"), report=report)
+    steps = spec["warmup"] + spec["steps"]
+    cfg = TrainConfig(max_steps=steps, batch_tokens=batch_tokens, amp=spec["amp"])
+    options = {**ARCH, "dropout": 0.2}
+    valid, cpu = Path(spec["valid"]), torch.device("cpu")
+    training.train(corpus=corpus, out=out, model_options=options, cfg=cfg, valid=valid,
+                   device=cpu, report=report)  # fmt: skip
     tokens = seconds = 0.0
     for i, (step, now, done, start) in enumerate(log):
-        same = i > 0 and log[i - 1][3] == start  # epoch ends (validation) are left out
+        same = i > 0 and log[i - 1][3] == start  # validation at an epoch's end is left out
         if step > spec["warmup"]:
             tokens += done - log[i - 1][2] if same else done
             seconds += now - log[i - 1][1] if same else now - start
     config = json.loads((out / "config.json").read_text())
-    return {"tok_per_s": tokens / seconds, "tokens": round(tokens), "seconds": seconds,
-            "batch_tokens": batch_tokens, "sentences_per_batch": per_batch,
-            "model": config["model"], "src_mean": config["corpus"]["src_pieces_mean"],
-            "tgt_mean": config["corpus"]["tgt_pieces_mean"]}
+    corpus_stats = config["corpus"]
+    return {"tok_per_s": tokens / seconds, "batch_tokens": batch_tokens, "per_batch": per_batch,
+            "model": config["model"], "src_mean": corpus_stats["src_pieces_mean"],
+            "tgt_mean": corpus_stats["tgt_pieces_mean"]}  # fmt: skip
 
 
 def worker_translate(spec: dict[str, Any]) -> dict[str, Any]:
-    """In-process Translator: sentences/s over the test sources (model loading excluded)."""
+    """In-process Translator: sentences/s over the test sources (model loading left out)."""
     import torch
 
     from seq2attn_cli.translator import Translator
 
     torch.set_num_threads(spec["threads"])
     texts = Path(spec["source"]).read_text(encoding="utf-8").splitlines()
-    tr = Translator.load(spec["model"], device=torch.device("cpu"),
-                         quantized=spec["precision"] == "int8")
+    int8, beam = spec["precision"] == "int8", spec["beam"]
+    tr = Translator.load(spec["model"], device=torch.device("cpu"), quantized=int8)
     bf16 = spec["precision"] == "bf16"
     with torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else nullcontext():
-        tr.translate(texts[:16], beam=spec["beam"], batch_size=64)  # warm-up
+        tr.translate(texts[:16], beam=beam, batch_size=64)  # warm-up
         start = time.perf_counter()
-        out = tr.translate(texts, beam=spec["beam"], batch_size=64)
+        out = tr.translate(texts, beam=beam, batch_size=64)
         seconds = time.perf_counter() - start
     return {"sent_per_s": len(texts) / seconds, "hyps": [t.text for t in out]}
 
 
-def worker(kind: str, spec: dict[str, Any], threads: int, name: str) -> dict[str, Any]:
-    """Run one worker in its own process; its JSON answer plus the process's peak RSS."""
+def worker(kind: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """Run one worker in a process of its own: its JSON answer plus the peak RSS."""
     cmd = [sys.executable, __file__, "--worker", kind, "--spec", json.dumps(spec)]
-    proc = run_process(cmd, env=thread_env(threads), name=name)
+    proc = run_process(cmd, env=thread_env(spec["threads"]))
     return {**json.loads(proc["stdout"].splitlines()[-1]), "rss_mb": proc["rss_mb"]}
 
 
@@ -201,31 +197,30 @@ def bleu(hyps: list[str], refs: list[str]) -> float:
     """Corpus BLEU of detokenised hypotheses (sacrebleu defaults)."""
     import sacrebleu
 
-    return sacrebleu.corpus_bleu(hyps, [refs]).score
+    return round(sacrebleu.corpus_bleu(hyps, [refs]).score, 2)
 
 
-def median(values: list[float]) -> float:
+def med(values: list[float]) -> float:
     """Median, rounded for the JSON."""
     return round(statistics.median(values), 4)
 
 
-def prepare_data(args: argparse.Namespace) -> dict[str, Any]:
-    """Split the corpus once into bench/work/data; slice the train, valid and test files."""
+def prepare_data(sentences: int, quick: bool) -> dict[str, Any]:
+    """Split the corpus once into bench/work/data; cut the slices a run uses."""
     data = WORK / "data"
     if not (data / "test.tsv").exists():
-        subprocess.run([sys.executable, str(ROOT / "scripts" / "split.py"), str(CORPUS),
-                        str(data), "--src-col", "2", "--tgt-col", "1"], check=True)
+        split = [sys.executable, str(ROOT / "scripts" / "split.py"), str(CORPUS), str(data)]
+        subprocess.run(split + ["--src-col", "2", "--tgt-col", "1"], check=True)
     train = data / "train.tsv"
-    if args.quick:
+    if quick:
         train = WORK / "train-quick.tsv"
-        train.write_text("".join(open(data / "train.tsv").readlines()[:3000]))
+        train.write_text("".join((data / "train.tsv").open().readlines()[:3000]))
     pairs = [line.split("\t") for line in (data / "test.tsv").read_text().splitlines()]
-    pairs = pairs[: args.sentences]
-    (WORK / "test.fr").write_text("".join(p[0] + "\n" for p in pairs))
+    (WORK / "test.fr").write_text("".join(p[0] + "\n" for p in pairs[:sentences]))
     valid = WORK / "valid-20.tsv"  # validation at the end of a timed run: keep it short
-    valid.write_text("".join(open(data / "valid.tsv").readlines()[:20]))
-    return {"train": train, "valid": valid, "source": WORK / "test.fr",
-            "refs": [p[1] for p in pairs]}
+    valid.write_text("".join((data / "valid.tsv").open().readlines()[:20]))
+    refs = [p[1] for p in pairs[:sentences]]
+    return {"train": train, "valid": valid, "source": WORK / "test.fr", "refs": refs}
 
 
 def default_model() -> Path:
@@ -234,63 +229,130 @@ def default_model() -> Path:
     return embedded if (embedded / "config.json").exists() else Path("/work/runs/fr-en")
 
 
-def goals(results: dict[str, Any]) -> list[tuple[str, bool | None, str]]:
-    """The issue's goals as (goal, met or None when not measured, the figures)."""
+def goals(results: dict[str, Any]) -> list[Row]:
+    """The issue's goals as (goal, met, figures); met is None when not measured."""
     s, o = results["s2a"], results.get("opennmt-py")
-    rows: list[tuple[str, bool | None, str]] = []
+    rows: list[Row] = [("vs OpenNMT-py", None, "run `make bench-peers`")]
     if o:
         r = s["train_tok_per_s"] / o["train_tok_per_s"]
-        rows.append((f"training tok/s >= {GOAL_TRAIN:g}x OpenNMT-py", r >= GOAL_TRAIN, f"{r:.2f}x"))
-        r = s["beam5_sent_per_s"] / o["beam5_sent_per_s"]
-        ok = r >= GOAL_BEAM and s["beam5_bleu"] >= o["beam5_bleu"]
-        rows.append((f"beam-5 sent/s >= {GOAL_BEAM:g}x OpenNMT-py, BLEU no lower", ok,
-                     f"{r:.2f}x, BLEU {s['beam5_bleu']:.1f} vs {o['beam5_bleu']:.1f}"))
-    else:
-        rows.append(("training and beam-5 vs OpenNMT-py", None, "run `make bench-peers`"))
+        rows = [("training tok/s >= 3x OpenNMT-py", r >= 3, f"{r:.2f}x")]
+        r, b = s["beam5_sent_per_s"] / o["beam5_sent_per_s"], (s["beam5_bleu"], o["beam5_bleu"])
+        detail = f"{r:.2f}x, BLEU {b[0]:.1f} vs {b[1]:.1f}"
+        goal = "beam-5 sent/s >= 3x OpenNMT-py, BLEU no lower"
+        rows.append((goal, r >= 3 and b[0] >= b[1], detail))
     f = s["train_matmul_fraction"]
-    rows.append((f"training >= {GOAL_MATMUL:.0%} of matmul FLOP/s", f >= GOAL_MATMUL, f"{f:.1%}"))
-    r = s["one_sentence_s"] / s["import_torch_s"]
-    rows.append((f"one sentence <= {GOAL_START:g}x import torch", r <= GOAL_START,
-                 f"{s['one_sentence_s']:.2f} s / {s['import_torch_s']:.2f} s = {r:.2f}x"))
+    rows.append(("training >= 40% of matmul FLOP/s (bf16)", f >= 0.4, f"{f:.1%}"))
+    one, imp = s["one_sentence_s"], s["import_torch_s"]
+    detail = f"{one:.2f} s / {imp:.2f} s = {one / imp:.2f}x"
+    rows.append(("one-sentence translate <= 1.5x import torch", one <= 1.5 * imp, detail))
     m = s["translate_peak_rss_mb"]
-    rows.append((f"translate peak RSS <= {GOAL_RSS:g} MB", m <= GOAL_RSS, f"{m:.0f} MB"))
+    rows.append(("translate peak RSS <= 400 MB", m <= 400, f"{m:.0f} MB"))
     return rows
+
+
+def table(title: str, header: list[str], rows: list[list[Any]]) -> Any:
+    """A rich table from plain rows (floats with one decimal)."""
+    from rich.table import Table
+
+    out = Table(title=title, title_justify="left")
+    for i, col in enumerate(header):
+        out.add_column(col, justify="left" if i == 0 else "right")
+    for row in rows:
+        out.add_row(*(f"{v:,.1f}" if isinstance(v, float) else str(v) for v in row))
+    return out
 
 
 def show_goals(console: Any, results: dict[str, Any]) -> None:
     """Print the goals with PASS/MISS."""
-    from rich.table import Table
-
-    table = Table(title="Goals")
-    for col in ("goal", "result", "measured"):
-        table.add_column(col)
-    for goal, met, detail in goals(results):
-        verdict = "-" if met is None else "[green]PASS[/]" if met else "[red]MISS[/]"
-        table.add_row(goal, verdict, detail)
-    console.print(table)
+    mark = {None: "-", True: "[green]PASS[/]", False: "[red]MISS[/]"}
+    rows = [[goal, mark[met], detail] for goal, met, detail in goals(results)]
+    console.print(table("Goals", ["goal", "", "measured"], rows))
 
 
-def table(title: str, header: list[str], rows: list[list[Any]]) -> Any:
-    """A rich table from plain rows."""
-    from rich.table import Table
+def measure_training(args: argparse.Namespace, data: dict, model: Path, console: Any) -> dict:
+    """Training tok/s per variant (medians), achieved FLOP/s and its fraction of matmul's."""
+    # the default every repeat; the others once: (label, amp, batch tokens, batch sentences)
+    variants = [("bf16 autocast, 1500 tok (default)", True, 1500, 0),
+                ("fp32 (--no-amp), 1500 tok", False, 1500, 0),
+                ("bf16 autocast, 64 sentences", True, 0, 64)]  # fmt: skip
+    base = {"spm": str(model / "spm.model"), "corpus": str(data["train"]), "out": str(WORK / "t"),
+            "valid": str(data["valid"]), "threads": args.threads, "warmup": args.warmup,
+            "steps": args.steps}  # fmt: skip
+    runs: dict[str, list[dict[str, Any]]] = {v[0]: [] for v in variants}
+    flops: dict[str, list[float]] = {"float32": [], "bfloat16": []}
+    for rep in range(args.repeats):
+        for label, amp, tokens, sentences in variants[: 1 if rep else None]:
+            for dtype in flops:
+                flops[dtype].append(matmul_flops(dtype, args.threads, 1024 if args.quick else 2048))
+            console.print(f"training: {label}, run {rep + 1}")
+            spec = {**base, "amp": amp, "batch_tokens": tokens, "batch_sentences": sentences}
+            runs[label].append(worker("train", spec))
+    peak = {k: statistics.median(v) for k, v in flops.items()}
+    detail, rows = {}, []
+    for label, amp, *_ in variants:
+        r = runs[label]
+        rate, rss = med([x["tok_per_s"] for x in r]), max(x["rss_mb"] for x in r)
+        achieved = rate * train_flops_per_token(r[0]["model"], r[0]["src_mean"], r[0]["tgt_mean"])
+        fp32, bf16 = achieved / peak["float32"], achieved / peak["bfloat16"]
+        detail[label] = {"tok_per_s": rate, "runs": [x["tok_per_s"] for x in r],
+                         "achieved_gflops": round(achieved / 1e9, 2), "of_fp32_matmul": fp32,
+                         "of_bf16_matmul": bf16, "matmul_fraction": bf16 if amp else fp32,
+                         "batch_tokens": r[0]["batch_tokens"], "sentences_per_batch":
+                         r[0]["per_batch"], "peak_rss_mb": round(rss, 1)}  # fmt: skip
+        spb = f" ({r[0]['per_batch']:.1f}/batch)" if r[0]["per_batch"] else ""
+        rows.append([label + spb, rate, len(r), achieved / 1e9, f"{fp32:.0%}", f"{bf16:.0%}", rss])
+    mm = {k: round(v / 1e9, 1) for k, v in peak.items()}
+    title = f"Training: {args.steps} steps after {args.warmup} warm-up; matmul GFLOP/s {mm}"
+    header = ["variant", "target tok/s", "runs", "GFLOP/s", "of fp32 mm", "of bf16 mm", "RSS MB"]
+    console.print(table(title, header, rows))
+    return {"variants": detail, "main": detail[variants[0][0]], "matmul_gflops": mm}
 
-    t = Table(title=title)
-    for i, col in enumerate(header):
-        t.add_column(col, justify="left" if i == 0 else "right")
-    for row in rows:
-        t.add_row(*(f"{v:,.1f}" if isinstance(v, float) else str(v) for v in row))
-    return t
+
+def measure_translation(args: argparse.Namespace, data: dict, model: Path, console: Any) -> dict:
+    """In-process sent/s per precision and search; the CLI's whole-process figures."""
+    lib, n, t = {}, args.sentences, args.threads
+    for precision in ("int8", "float", "bf16"):
+        for beam in (1, 5):
+            spec = {"model": str(model), "source": str(data["source"]), "threads": t,
+                    "precision": precision, "beam": beam}  # fmt: skip
+            rs = [worker("translate", spec) for _ in range(args.repeats)]
+            rate, rss = med([r["sent_per_s"] for r in rs]), max(r["rss_mb"] for r in rs)
+            score = bleu(rs[0]["hyps"], data["refs"])
+            lib[f"{precision} beam{beam}"] = {"sent_per_s": rate, "bleu": score, "rss_mb": rss}
+    rows = [[k, v["sent_per_s"], v["bleu"], v["rss_mb"]] for k, v in lib.items()]
+    header = ["", "sent/s", "BLEU", "peak RSS MB"]
+    console.print(table(f"Translation in-process (library), {n} sentences", header, rows))
+    env, cli = thread_env(t), [S2A, "translate", "--model", str(model), "--threads", str(t)]
+    one, imp = [], []
+    for _ in range(args.repeats + 2):
+        imp.append(run_process([sys.executable, "-c", "import torch"], env=env)["wall"])
+        one.append(run_process(cli + [ONE_SENTENCE], env=env)["wall"])
+    out: dict[str, Any] = {"one_sentence_s": med(one), "import_torch_s": med(imp), "library": lib}
+    rows = []
+    for beam, key in ((1, "greedy"), (5, "beam5")):
+        cmd = cli + ["--beam", str(beam)]
+        rs = [run_process(cmd, stdin=data["source"], env=env) for _ in range(args.repeats)]
+        wall, rss = statistics.median(r["wall"] for r in rs), max(r["rss_mb"] for r in rs)
+        out[f"{key}_sent_per_s"] = round(n / max(wall - statistics.median(one), 1e-3), 2)
+        out[f"{key}_bleu"] = bleu(rs[0]["stdout"].splitlines(), data["refs"])
+        out[f"{key}_rss_mb"] = rss
+        rows.append([key, wall, out[f"{key}_sent_per_s"], out[f"{key}_bleu"], rss])
+    rows.append(["one sentence", out["one_sentence_s"], "", "", ""])
+    rows.append(["python -c 'import torch'", out["import_torch_s"], "", "", ""])
+    title = f"Whole process `s2a translate` (int8), {n} sentences: n / (wall - one-sentence wall)"
+    console.print(table(title, ["", "wall s", "sent/s", "BLEU", "peak RSS MB"], rows))
+    return out
 
 
 def main() -> None:
-    """Measure, print the tables and merge the "s2a" object into bench/results.json."""
+    """Measure, print the tables, merge the "s2a" object into bench/results.json."""
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--steps", type=int, default=300, help="timed training steps per run")
-    p.add_argument("--warmup", type=int, default=20, help="untimed training steps first")
+    p.add_argument("--warmup", type=int, default=20, help="untimed training steps before")
     p.add_argument("--sentences", type=int, default=2000, help="test sentences to translate")
     p.add_argument("--repeats", type=int, default=3, help="runs per figure (medians)")
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--model", type=Path, default=None, help="model for the translation figures")
+    p.add_argument("--model", type=Path, help="model directory for the translation figures")
     p.add_argument("--quick", action="store_true", help="tiny smoke-test settings")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--spec", help=argparse.SUPPRESS)
@@ -303,99 +365,24 @@ def main() -> None:
         args.steps, args.warmup, args.sentences, args.repeats = 10, 3, 50, 1
     from rich.console import Console
 
-    console = Console()
-    model = (args.model or default_model()).resolve()
-    data, n, t = prepare_data(args), args.sentences, args.threads
-    info = machine(t)
+    console, model = Console(), (args.model or default_model()).resolve()
+    data, info = prepare_data(args.sentences, args.quick), machine(args.threads)
     console.print(f"[bold]{info['cpu']}[/], {info['cores']} cores, torch {info['torch']}, "
-                  f"{t} threads; model {model}")
-    base = {"spm": str(model / "spm.model"), "corpus": str(data["train"]), "threads": t,
-            "valid": str(data["valid"]), "warmup": args.warmup, "steps": args.steps}
-    variants = [("bf16 autocast, 1500 tok (default)", True, 1500, 0, args.repeats),
-                ("fp32 (--no-amp), 1500 tok", False, 1500, 0, 1),
-                ("bf16 autocast, 64 sentences", True, 0, 64, 1)]
-    runs: dict[str, list[dict[str, Any]]] = {v[0]: [] for v in variants}
-    flops: dict[str, list[float]] = {"float32": [], "bfloat16": []}
-    for rep in range(args.repeats):
-        for label, amp, tokens, sentences, times in variants:
-            if rep < times:
-                for dtype in flops:
-                    flops[dtype].append(matmul_flops(dtype, t, 1024 if args.quick else 2048))
-                console.print(f"training: {label}, run {rep + 1}")
-                spec = {**base, "amp": amp, "batch_tokens": tokens, "batch_sentences": sentences,
-                        "out": str(WORK / "train-run")}
-                runs[label].append(worker("train", spec, t, "train"))
-    peak = {k: statistics.median(v) for k, v in flops.items()}
-    train_rows, train_detail = [], {}
-    for label, amp, *_ in variants:
-        r = runs[label]
-        rate = median([x["tok_per_s"] for x in r])
-        fpt = train_flops_per_token(r[0]["model"], r[0]["src_mean"], r[0]["tgt_mean"])
-        achieved = rate * fpt
-        frac = achieved / peak["bfloat16" if amp else "float32"]
-        spb = r[0]["sentences_per_batch"]
-        train_detail[label] = {"tok_per_s": rate, "runs": [x["tok_per_s"] for x in r],
-                               "flops_per_tok": fpt, "achieved_gflops": achieved / 1e9,
-                               "matmul_fraction": frac, "batch_tokens": r[0]["batch_tokens"],
-                               "sentences_per_batch": spb, "peak_rss_mb": max(x["rss_mb"] for x in r)}
-        train_rows.append([label + (f" ({spb:.0f}/batch)" if spb else ""), rate, len(r),
-                           achieved / 1e9, f"{achieved / peak['float32']:.0%}",
-                           f"{achieved / peak['bfloat16']:.0%}", max(x["rss_mb"] for x in r)])
-    main_label = variants[0][0]
-    console.print(table(
-        f"Training ({args.steps} steps after {args.warmup} warm-up; matmul fp32 "
-        f"{peak['float32'] / 1e9:.0f}, bf16 {peak['bfloat16'] / 1e9:.0f} GFLOP/s)",
-        ["variant", "target tok/s", "runs", "GFLOP/s", "of fp32 mm", "of bf16 mm", "RSS MB"],
-        train_rows))
-    lib: dict[str, Any] = {}
-    for precision in ("int8", "float", "bf16"):
-        for beam in (1, 5):
-            spec = {"model": str(model), "source": str(data["source"]), "threads": t,
-                    "precision": precision, "beam": beam}
-            rs = [worker("translate", spec, t, "translate") for _ in range(args.repeats)]
-            lib[f"{precision} beam{beam}"] = {
-                "sent_per_s": median([r["sent_per_s"] for r in rs]),
-                "bleu": round(bleu(rs[0]["hyps"], data["refs"]), 2),
-                "peak_rss_mb": max(r["rss_mb"] for r in rs)}
-    console.print(table(f"Translation in-process ({n} sentences, batch 64)",
-                        ["precision, search", "sent/s", "BLEU", "RSS MB"],
-                        [[k, v["sent_per_s"], v["bleu"], v["peak_rss_mb"]]
-                         for k, v in lib.items()]))
-    env, cli = thread_env(t), [S2A, "translate", "--model", str(model), "--threads", str(t)]
-    one, imp = [], []
-    for _ in range(args.repeats + 2):
-        imp.append(run_process([sys.executable, "-c", "import torch"], env=env)["wall"])
-        one.append(run_process(cli + [ONE_SENTENCE], env=env, name="one")["wall"])
-    whole: dict[int, dict[str, Any]] = {}
-    for beam in (1, 5):
-        rs = [run_process(cli + ["--beam", str(beam)], stdin=data["source"], env=env)
-              for _ in range(args.repeats)]
-        wall = statistics.median(r["wall"] for r in rs)
-        whole[beam] = {"wall": wall, "rss_mb": max(r["rss_mb"] for r in rs),
-                       "sent_per_s": n / max(wall - statistics.median(one), 1e-3),
-                       "bleu": bleu(rs[0]["stdout"].splitlines(), data["refs"])}
-    console.print(table(
-        f"Whole process: s2a translate, int8 ({n} sentences; sent/s = {n} / (wall - one-"
-        "sentence wall))", ["search", "wall s", "sent/s", "BLEU", "peak RSS MB"],
-        [[f"beam {b}", w["wall"], w["sent_per_s"], w["bleu"], w["rss_mb"]]
-         for b, w in whole.items()]))
-    s2a = {
-        "train_tok_per_s": train_detail[main_label]["tok_per_s"],
-        "beam5_sent_per_s": round(whole[5]["sent_per_s"], 2),
-        "greedy_sent_per_s": round(whole[1]["sent_per_s"], 2),
-        "beam5_bleu": round(whole[5]["bleu"], 2),
-        "one_sentence_s": median(one), "import_torch_s": median(imp),
-        "translate_peak_rss_mb": round(whole[5]["rss_mb"], 1),
-        "train_peak_rss_mb": round(train_detail[main_label]["peak_rss_mb"], 1),
-        "train_matmul_fraction": round(train_detail[main_label]["matmul_fraction"], 4),
-        "machine": info, "model": str(model),
-        "settings": {"steps": args.steps, "warmup": args.warmup, "sentences": n,
-                     "repeats": args.repeats, "quick": args.quick, "batch": "1500 target tokens"},
-        "matmul_gflops": {k: round(v / 1e9, 1) for k, v in peak.items()},
-        "training": train_detail, "translation_in_process": lib,
-    }
-    console.print(f"one sentence {s2a['one_sentence_s']:.2f} s; python -c 'import torch' "
-                  f"{s2a['import_torch_s']:.2f} s")
+                  f"{args.threads} threads; model {model}")  # fmt: skip
+    train = measure_training(args, data, model, console)
+    tr = measure_translation(args, data, model, console)
+    settings = {k: getattr(args, k) for k in ("steps", "warmup", "sentences", "repeats", "quick")}
+    s2a = {"train_tok_per_s": train["main"]["tok_per_s"],
+           "beam5_sent_per_s": tr["beam5_sent_per_s"], "greedy_sent_per_s": tr["greedy_sent_per_s"],
+           "beam5_bleu": tr["beam5_bleu"],
+           "one_sentence_s": tr["one_sentence_s"], "import_torch_s": tr["import_torch_s"],
+           "translate_peak_rss_mb": round(tr["beam5_rss_mb"], 1),
+           "train_peak_rss_mb": train["main"]["peak_rss_mb"],
+           "train_matmul_fraction": round(train["main"]["matmul_fraction"], 4),
+           "machine": info, "model": str(model), "batch": "1500 target tokens (s2a default)",
+           "settings": settings,
+           "matmul_gflops": train["matmul_gflops"], "training": train["variants"],
+           "translation_in_process": tr["library"]}  # fmt: skip
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     results["s2a"] = s2a
     show_goals(console, results)

@@ -3,6 +3,7 @@ so `s2a --help` stays fast."""
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from contextlib import contextmanager
@@ -279,3 +280,160 @@ def translate(
                 lines = [raw.decode("utf-8", errors="replace") for raw in chunk]
                 emit(lines, line_no)
                 line_no += len(lines)
+
+
+def _color(console: Console) -> bool:
+    return console.color_system is not None and not console.no_color
+
+
+@app.command()
+def evaluate(
+    test: Annotated[Path, typer.Argument(help="Test TSV: source and reference columns.")],
+    model: ModelDir = None,
+    src_col: Annotated[int, typer.Option(min=1)] = 1,
+    tgt_col: Annotated[int, typer.Option(min=1)] = 2,
+    beam: Annotated[int, typer.Option(min=1)] = 5,
+    batch_size: Annotated[int, typer.Option(min=1)] = 64,
+    compare: Annotated[Path | None, typer.Option(help="A second model to put beside.")] = None,
+    output: Annotated[Path | None, typer.Option(help="Write the hypotheses here.")] = None,
+    format: Annotated[str, typer.Option("--format", help="text | json")] = "text",
+    quantize: Annotated[bool, typer.Option(help="int8 layers on CPU (faster).")] = True,
+    device: Device = "auto",
+    threads: Threads = 0,
+    debug: Debug = False,
+) -> None:
+    """Score a model on a test set: BLEU, chrF, and BLEU by source length."""
+    import json
+
+    if format not in ("text", "json"):
+        fail(f"--format must be text or json, not {format!r}")
+    with handled(debug):
+        from .data import read_pairs
+        from .evaluation import evaluate as run
+        from .translator import Translator
+        from .views import evaluation_view
+
+        pairs, report = read_pairs(test, src_col=src_col, tgt_col=tgt_col)
+        if report.skipped:
+            err.print(f"{test}: skipped {sum(report.skipped.values())} lines: {report.summary()}")
+        torch_device = setup_torch(device, threads)
+        results = []
+        for directory in [model or default_model()] + ([compare] if compare else []):
+            translator = Translator.load(directory, device=torch_device, quantized=quantize)
+            name = (
+                directory.name
+                if directory != compare or directory.name != (model or default_model()).name
+                else str(directory)
+            )
+            err.print(f"translating {len(pairs):,} sentences with {directory} (beam {beam})")
+            results.append(run(translator, pairs, name=name, beam=beam, batch_size=batch_size))
+        if output:
+            output.write_text("".join(h + "\n" for h in results[0].hypotheses), encoding="utf-8")
+        if format == "json":
+            figures = [r.as_dict() for r in results]
+            print(json.dumps(figures[0] if len(figures) == 1 else figures, indent=1))
+        else:
+            console = Console()
+            console.print(evaluation_view(results, color=_color(console), width=console.width))
+
+
+@app.command()
+def inspect(
+    text: Annotated[str | None, typer.Argument(help="A sentence; none: the model card.")] = None,
+    model: ModelDir = None,
+    target: Annotated[str | None, typer.Option(help="Force-decode this translation.")] = None,
+    steps: Annotated[bool, typer.Option(help="Show every decoding step.")] = False,
+    history: Annotated[bool, typer.Option(help="Replay the probe's attention per epoch.")] = False,
+    pieces: Annotated[bool, typer.Option(help="Heatmap over subword pieces.")] = False,
+    save: Annotated[
+        Path | None, typer.Option(help="Also write the picture as .svg or .html.")
+    ] = None,
+    debug: Debug = False,
+) -> None:
+    """Show the model card, or how the model translates one sentence, step by step."""
+    if save and save.suffix.lower() not in (".svg", ".html"):
+        fail(f"--save: {save} must end in .svg or .html")
+    with handled(debug):
+        from .translator import Translator
+        from .views import card_view
+
+        directory = model or default_model()
+        setup_torch("cpu", 0)
+        translator = Translator.load(directory, quantized=False)
+        consoles = [Console()]
+        if save:  # the saved picture is always in colour, whatever the terminal is
+            recorder = Console(
+                record=True,
+                file=io.StringIO(),
+                color_system="truecolor",
+                force_terminal=True,
+                width=max(consoles[0].width, 100),
+            )
+            consoles.append(recorder)
+        for console in consoles:
+            if history:
+                _show_history(console, directory, pieces=pieces)
+            elif text is None:
+                from .inspection import model_card
+
+                card = model_card(translator, directory)
+                console.print(card_view(card, color=_color(console), width=console.width))
+            else:
+                _show_sentence(console, translator, text, target=target, steps=steps, pieces=pieces)
+        if save:
+            if save.suffix.lower() == ".svg":
+                save.write_text(recorder.export_svg(title="s2a inspect"), encoding="utf-8")
+            else:
+                save.write_text(recorder.export_html(), encoding="utf-8")
+            err.print(f"saved {save}")
+
+
+def _show_sentence(
+    console: Console, translator: Any, text: str, *, target: str | None, steps: bool, pieces: bool
+) -> None:
+    """Heatmap, diagnostics and (optionally) every step of one sentence."""
+    from .heatmap import word_level
+    from .inspection import diagnostics, explain
+    from .translator import alignment, pharaoh
+    from .views import diagnostics_view, steps_view
+
+    translation, detail = explain(translator, text, target)
+    label = "forced decoding of the given target" if target else "translation (greedy)"
+    console.print(f"[bold]source:[/]   {translation.source}")
+    console.print(f"[bold]{label}:[/] {translation.text}")
+    console.print(f"score: {translation.score:.3f} log-probability per piece")
+    if target:
+        console.print(
+            "per-piece log-probability: " + "  ".join(f"{s.piece}:{s.log_prob:.2f}" for s in detail)
+        )
+        console.print(f"alignment: {pharaoh(alignment(translation))}")
+    show_heatmap(console, translation, pieces=pieces)
+    if translation.has_attention:
+        src, _, weights = word_level(
+            translation.src_tokens, translation.tgt_tokens, translation.weights
+        )
+        console.print(diagnostics_view(diagnostics([w.lstrip("▁") for w in src], weights)))
+    if steps:
+        console.print(steps_view(translation.src_tokens, detail))
+
+
+def _show_history(console: Console, directory: Path, *, pieces: bool) -> None:
+    """Replay the probe sentence's heatmap after every epoch of training."""
+    from .checkpoint import HISTORY, read_json
+    from .translator import Translation
+
+    path = directory / HISTORY
+    if not path.exists():
+        fail(f"{path}: missing (the model was trained without a probe sentence)")
+    data = read_json(path)
+    console.print(f"[bold]probe:[/] {data.get('probe', '')}")
+    for entry in data.get("epochs", []):
+        t = Translation(
+            source="",
+            text="",
+            score=0.0,
+            src_tokens=entry["source"],
+            tgt_tokens=entry["target"],
+            weights=entry["weights"],
+        )
+        show_heatmap(console, t, pieces=pieces, title=f"after epoch {entry['epoch']:.3g}")

@@ -19,7 +19,7 @@ def s2a(*args: str, stdin: bytes = b"", env: dict | None = None) -> subprocess.C
     """Run the real CLI as a process."""
     return subprocess.run(
         [sys.executable, "-m", "seq2attn_cli", *args], input=stdin, capture_output=True,
-        timeout=120, env={**os.environ, "S2A_THREADS": "1", **(env or {})},
+        timeout=120, env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})},
     )
 
 

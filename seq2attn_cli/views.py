@@ -1,0 +1,219 @@
+"""Rich renderables for the model card, decoding steps, diagnostics and evaluation figures.
+
+Plain data in (dicts and lists from inspection and evaluation), renderables out; no torch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from .heatmap import bar_chart, line_chart
+
+
+def _kv(title: str, rows: list[tuple[str, str]]) -> Table:
+    table = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    for key, value in rows:
+        table.add_row(key, value)
+    return table
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.2f} MB" if size >= 1e5 else f"{size / 1e3:.1f} kB"
+
+
+def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableType:
+    """The model card: architecture, parameters, vocabulary, corpus, training curve, files."""
+    m = card["model"]
+    arch = _kv(
+        "architecture",
+        [
+            (
+                "encoder",
+                f"bidirectional {m['cell'].upper()}, {m['layers']} layer(s), "
+                f"{m['hidden'] // 2} per direction -> states of {m['hidden']}",
+            ),
+            ("decoder", f"{m['cell'].upper()}, {m['layers']} layer(s), state {m['hidden']}"),
+            (
+                "attention",
+                m["attention"]
+                + ("  (single context vector: no attention)" if m["attention"] == "none" else ""),
+            ),
+            (
+                "embeddings",
+                f"{m['embed']} (source {m['src_vocab']:,} pieces, "
+                f"target {m['tgt_vocab']:,} pieces)",
+            ),
+            ("dropout", f"{m['dropout']}"),
+        ],
+    )
+    params = card["parameters"]
+    total = sum(params.values())
+    ptable = Table(title="parameters", title_justify="left", box=None, padding=(0, 2))
+    ptable.add_column("part")
+    ptable.add_column("count", justify="right")
+    ptable.add_column("share", justify="right")
+    for part, n in params.items():
+        ptable.add_row(part, f"{n:,}", f"{100 * n / max(total, 1):.1f}%")
+    ptable.add_row("total", f"{total:,}", "100%", style="bold")
+    vocab = card["vocabulary"]
+    corpus = card["corpus"]
+    skipped = corpus.get("skipped", {})
+    first = corpus.get("skipped_first_line", {})
+    data_rows = [
+        (
+            "pieces",
+            f"{vocab['pieces']:,} (joint unigram); the output layer covers "
+            f"{vocab['target_pieces']:,} seen on the target side",
+        ),
+        ("sample", " ".join(vocab["sample"])),
+        ("corpus", str(corpus.get("corpus", "?"))),
+        (
+            "pairs",
+            f"{corpus.get('train_pairs', 0):,} trained on, {corpus.get('held_out', 0):,} "
+            f"held out for validation",
+        ),
+        (
+            "skipped",
+            ", ".join(f"{k}: {v} (first line {first.get(k, '?')})" for k, v in skipped.items())
+            or "none",
+        ),
+        (
+            "dropped",
+            f"{corpus.get('dropped_overlapping_held_out', 0):,} sharing a sentence "
+            f"with validation, {corpus.get('dropped_too_many_pieces', 0):,} too long",
+        ),
+        (
+            "lengths",
+            "  ".join(f"{k} words: {v:,}" for k, v in corpus.get("length_histogram", {}).items()),
+        ),
+    ]
+    parts: list[RenderableType] = [arch, Text(), ptable, Text(), _kv("data", data_rows)]
+    epochs = card["epochs"]
+    if epochs:
+        best = card.get("best_valid_bleu")
+        minutes = (card.get("train_seconds") or 0) / 60
+        parts += [
+            Text(),
+            _kv(
+                "training",
+                [
+                    ("steps", f"{card.get('steps', 0):,} in {minutes:.1f} min"),
+                    ("best", f"validation BLEU {best:.2f}" if best is not None else "n/a"),
+                    (
+                        "last",
+                        f"loss {epochs[-1]['valid_loss']:.3f}, ppl {epochs[-1]['valid_ppl']:.2f}, "
+                        f"chrF {epochs[-1]['valid_chrf']:.2f}",
+                    ),
+                ],
+            ),
+        ]
+        half = max(width // 2 - 2, 20)
+        parts.append(
+            line_chart(
+                [e["valid_bleu"] for e in epochs],
+                width=min(half, 60),
+                color=color,
+                title="validation BLEU per validation",
+            )
+        )
+        parts.append(
+            line_chart(
+                [e["valid_loss"] for e in epochs],
+                width=min(half, 60),
+                color=color,
+                title="validation loss per validation",
+            )
+        )
+    parts += [Text(), _kv("files", [(k, _mb(v)) for k, v in card["files"].items()])]
+    return Group(*parts)
+
+
+def steps_view(src: list[str], steps: list[Any]) -> RenderableType:
+    """One row per decoding step: scores -> softmax weights -> top source words -> candidates."""
+    table = Table(title="decoding step by step", title_justify="left", padding=(0, 1))
+    table.add_column("t", justify="right")
+    table.add_column("|h_t|", justify="right")
+    table.add_column("scores (raw)", overflow="fold")
+    table.add_column("weights (softmax)", overflow="fold")
+    table.add_column("|c_t|", justify="right")
+    table.add_column("top-5 next pieces", overflow="fold")
+    table.add_column("chosen", style="bold")
+    for t, step in enumerate(steps, start=1):
+        order = sorted(range(len(step.weights)), key=lambda j: -step.weights[j])[:3]
+        table.add_row(
+            str(t),
+            f"{step.state_norm:.1f}",
+            " ".join(f"{s:.1f}" for s in step.scores),
+            " ".join(f"{src[j]}:{step.weights[j]:.2f}" for j in order),
+            f"{step.context_norm:.1f}",
+            " ".join(f"{p}:{q:.2f}" for p, q in step.candidates),
+            f"{step.piece} ({step.log_prob:.2f})",
+        )
+    return table
+
+
+def diagnostics_view(diag: dict[str, Any]) -> RenderableType:
+    """Attention diagnostics under a heatmap."""
+    if not diag:
+        return Text("")
+    lines = [
+        f"attention entropy: {diag['mean_entropy']:.2f} nats per step "
+        f"(uniform would be {diag['max_entropy']:.2f})",
+        "coverage: " + "  ".join(f"{w}={c:.2f}" for w, c in diag["coverage"].items()),
+    ]
+    if diag["never_attended"]:
+        lines.append("never attended: " + " ".join(diag["never_attended"]))
+    text = Text("\n".join(lines))
+    if diag["eos_soaks"]:
+        text.append(
+            f"\nwarning: end-of-sentence takes {diag['eos_share']:.0%} of the attention "
+            "on average: the model is not looking at the words",
+            style="yellow",
+        )
+    return text
+
+
+def evaluation_view(results: list[Any], *, color: bool, width: int) -> RenderableType:
+    """Overall figures, then BLEU by source length as a table and a bar chart."""
+    summary = Table(box=None, padding=(0, 2))
+    for name in ("model", "sentences", "BLEU", "chrF", "seconds", "sent/s"):
+        summary.add_column(name, justify="left" if name == "model" else "right")
+    for r in results:
+        summary.add_row(
+            r.model,
+            f"{r.sentences:,}",
+            f"{r.bleu:.2f}",
+            f"{r.chrf:.2f}",
+            f"{r.seconds:.1f}",
+            f"{r.sentences / max(r.seconds, 1e-9):,.1f}",
+        )
+    labels = list(results[0].buckets)
+    table = Table(
+        title="BLEU by source length (words)", title_justify="left", box=None, padding=(0, 2)
+    )
+    table.add_column("length")
+    table.add_column("sentences", justify="right")
+    for r in results:
+        table.add_column(r.model, justify="right")
+    for label in labels:
+        values = [r.buckets[label]["bleu"] for r in results]
+        table.add_row(
+            label,
+            f"{results[0].buckets[label]['count']:,}",
+            *("n/a" if v is None else f"{v:.1f}" for v in values),
+        )
+    chart = bar_chart(
+        labels,
+        {r.model: [r.buckets[k]["bleu"] for k in labels] for r in results},
+        color=color,
+        width=width,
+        maximum=100.0,
+    )
+    signature = Text(f"sacrebleu: {results[0].signature}", style="dim")
+    return Group(summary, Text(), table, Text(), chart, signature)
