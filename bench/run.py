@@ -272,9 +272,9 @@ def show_goals(console: Any, results: dict[str, Any]) -> None:
 def measure_training(args: argparse.Namespace, data: dict, model: Path, console: Any) -> dict:
     """Training tok/s per variant (medians), achieved FLOP/s and its fraction of matmul's."""
     # the default every repeat; the others once: (label, amp, batch tokens, batch sentences)
-    variants = [("bf16 autocast, 1500 tok (default)", True, 1500, 0),
+    variants = [("bf16 amp, 1500 tok (default)", True, 1500, 0),
                 ("fp32 (--no-amp), 1500 tok", False, 1500, 0),
-                ("bf16 autocast, 64 sentences", True, 0, 64)]  # fmt: skip
+                ("bf16 amp, 64 sentences", True, 0, 64)]  # fmt: skip
     base = {"spm": str(model / "spm.model"), "corpus": str(data["train"]), "out": str(WORK / "t"),
             "valid": str(data["valid"]), "threads": args.threads, "warmup": args.warmup,
             "steps": args.steps}  # fmt: skip
@@ -365,7 +365,8 @@ def main() -> None:
         args.steps, args.warmup, args.sentences, args.repeats = 10, 3, 50, 1
     from rich.console import Console
 
-    console, model = Console(), (args.model or default_model()).resolve()
+    console = Console(width=None if sys.stdout.isatty() else 130)
+    model = (args.model or default_model()).resolve()
     data, info = prepare_data(args.sentences, args.quick), machine(args.threads)
     console.print(f"[bold]{info['cpu']}[/], {info['cores']} cores, torch {info['torch']}, "
                   f"{args.threads} threads; model {model}")  # fmt: skip
