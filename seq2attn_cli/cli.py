@@ -138,11 +138,17 @@ def train(
     amp: Annotated[bool, typer.Option(help="bf16 autocast (CPU and CUDA).")] = True,
     probe: Annotated[str, typer.Option(help="Sentence whose attention is kept every epoch.")] = "",
     resume: Annotated[bool, typer.Option(help="Continue the run in --out.")] = False,
+    nproc: Annotated[
+        int, typer.Option(min=1, help="Processes on this machine, via torch's elastic launcher.")
+    ] = 1,
     device: Device = "auto",
     threads: Threads = 0,
     debug: Debug = False,
 ) -> None:
     """Train a model on a parallel corpus into a model directory."""
+    if nproc > 1 and "WORLD_SIZE" not in os.environ:
+        _launch(nproc)
+        return
     with handled(debug):
         from .config import TrainConfig
         from .progress import TrainProgress
@@ -173,19 +179,46 @@ def train(
             attention=attention,
             dropout=dropout,
         )
-        torch_device = setup_torch(device, threads)
-        with TrainProgress(err) as progress:
-            run(
-                corpus=corpus,
-                out=out,
-                model_options=options,
-                cfg=cfg,
-                valid=valid,
-                resume=resume,
-                device=torch_device,
-                report=progress.report,
-            )
-        err.print(f"model written to [bold]{out}[/]")
+        from . import distributed
+
+        torch_device = distributed.init(setup_torch(device, threads))
+        main = distributed.rank() == 0
+        try:
+            with TrainProgress(err) as progress:
+                run(
+                    corpus=corpus,
+                    out=out,
+                    model_options=options,
+                    cfg=cfg,
+                    valid=valid,
+                    resume=resume,
+                    device=torch_device,
+                    report=progress.report,
+                )
+        finally:
+            distributed.finish()
+        if main:
+            err.print(f"model written to [bold]{out}[/]")
+
+
+def _launch(nproc: int) -> None:
+    """Re-run this same command as `nproc` processes with torch's own launcher (torchrun)."""
+    from torch.distributed.run import main as torchrun
+
+    args = sys.argv[1:]
+    for i, arg in enumerate(args):  # drop --nproc N / --nproc=N: the workers are the N
+        if arg == "--nproc":
+            args = args[:i] + args[i + 2 :]
+            break
+        if arg.startswith("--nproc="):
+            args = args[:i] + args[i + 1 :]
+            break
+    err.print(f"launching {nproc} training processes (torch.distributed, gloo/NCCL)")
+    try:
+        torchrun(["--standalone", f"--nproc-per-node={nproc}", "-m", "seq2attn_cli", *args])
+    except Exception as error:  # the launcher reports which rank failed and why
+        err.print(f"[bold red]s2a: error:[/] distributed training failed: {error}")
+        raise typer.Exit(2) from None
 
 
 def main() -> None:

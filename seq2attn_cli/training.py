@@ -18,8 +18,9 @@ import torch
 import torch.nn.functional as F
 
 from . import checkpoint as ckpt
+from . import distributed
 from .config import BOS, EOS, FORMAT_VERSION, PAD, UNK, ModelConfig, TrainConfig, from_dict, to_dict
-from .data import batch_plan, make_batch, read_pairs, split_held_out
+from .data import Batch, batch_plan, make_batch, read_pairs, split_held_out
 from .search import translate_ids
 from .seq2seq import Seq2Seq
 from .subwords import Subwords, train_subwords
@@ -208,8 +209,14 @@ def train(
     device: torch.device,
     report: Report,
 ) -> dict[str, Any]:
-    """Train a model into `out` (or continue one with resume); return the final counters."""
+    """Train a model into `out` (or continue one with resume); return the final counters.
+
+    Under torchrun every rank calls this: rank 0 trains the subwords, validates, reports and
+    writes; each rank takes its own share of every epoch's batches.
+    """
     out = Path(out)
+    main = distributed.rank() == 0
+    report = report if main else _silent
     subwords = tgt_pieces = stored = None
     if resume:
         stored = ckpt.read_json(out / ckpt.CONFIG)
@@ -217,8 +224,11 @@ def train(
         cfg = from_dict(TrainConfig, {**stored["training"], **limits})  # stored run, new limits
         subwords = Subwords.load(out / ckpt.SPM)
         tgt_pieces = ckpt.read_tensors(out / ckpt.RESUME)["model.tgt_pieces"].tolist()
-    else:
+    elif main:
         _check_out(out)
+    else:
+        distributed.barrier()  # rank 0 trains the subwords; the others load them
+        subwords = Subwords.load(out / ckpt.SPM)
     data = prepare(
         corpus, cfg, valid=valid, subwords=subwords, tgt_pieces=tgt_pieces, report=report
     )
@@ -234,73 +244,66 @@ def train(
     model.to(device).train()
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     counters: dict[str, Any] = {
-        "epoch": 0,
-        "position": 0,
-        "step": 0,
-        "best_bleu": None,
-        "bad_epochs": 0,
-        "lr_bad_epochs": 0,
-        "nan_steps": 0,
-        "train_seconds": 0.0,
-        "epochs": [],
-    }
+        "epoch": 0, "position": 0, "step": 0, "best_bleu": None, "bad_epochs": 0,
+        "lr_bad_epochs": 0, "nan_steps": 0, "train_seconds": 0.0, "epochs": [],
+    }  # fmt: skip
     if resume:
         counters = ckpt.load_resume(out / ckpt.RESUME, model, optimizer)
-        report(
-            "stage",
-            {
-                "message": f"resumed at step {counters['step']}, epoch "
-                f"{counters['epoch'] + 1}, batch {counters['position']}"
-            },
+        where = (
+            f"step {counters['step']}, epoch {counters['epoch'] + 1}, batch {counters['position']}"
         )
-    else:
+        report("stage", {"message": f"resumed at {where}"})
+    elif main:
         ckpt.write_atomic(out / ckpt.SPM, data.subwords.proto)
         ckpt.save_weights(out / ckpt.WEIGHTS, model)  # loadable from the first moment on
+        distributed.barrier()
+    net = model
+    if distributed.world() > 1:
+        ids = [device.index] if device.type == "cuda" else None
+        net = torch.nn.parallel.DistributedDataParallel(model, device_ids=ids)
 
     def write_config() -> None:
-        ckpt.write_json(
-            out / ckpt.CONFIG,
-            {
-                "format_version": FORMAT_VERSION,
-                "model": to_dict(model_config),
-                "training": to_dict(cfg),
-                "corpus": data.stats,
-                "parameters": sum(p.numel() for p in model.parameters()),
-                "best_valid_bleu": counters["best_bleu"],
-                "steps": counters["step"],
-                "train_seconds": round(counters["train_seconds"], 1),
-                "epochs": counters["epochs"],
-            },
-        )
+        ckpt.write_json(out / ckpt.CONFIG, {
+            "format_version": FORMAT_VERSION,
+            "model": to_dict(model_config),
+            "training": to_dict(cfg),
+            "corpus": data.stats,
+            "parameters": sum(p.numel() for p in model.parameters()),
+            "processes": distributed.world(),
+            "shards": counters.get("shards", []),  # what each rank trained on in this run
+            "best_valid_bleu": counters["best_bleu"],
+            "steps": counters["step"],
+            "train_seconds": round(counters["train_seconds"], 1),
+            "epochs": counters["epochs"],
+        })  # fmt: skip
 
-    write_config()
+    if main:
+        write_config()
     lengths = [(len(s) + 1, len(t)) for s, t in zip(data.train_src, data.train_tgt, strict=True)]
     probe = cfg.probe or (data.valid_pairs[0][0] if data.valid_pairs else "")
     history_path = out / ckpt.HISTORY
     history = ckpt.read_json(history_path)["epochs"] if resume and history_path.exists() else []
     started = time.monotonic()
     trained_before = counters["train_seconds"]
+    rank, world = distributed.rank(), distributed.world()
+    shards = [0.0] * (2 * world)  # per rank: examples trained on, sum of their indices
     stop = ""
     while not stop and counters["epoch"] < cfg.epochs:
         epoch = counters["epoch"]
         plan = batch_plan(lengths, batch_tokens=cfg.batch_tokens, seed=cfg.seed, epoch=epoch)
-        report(
-            "epoch",
-            {
-                "epoch": epoch + 1,
-                "epochs": cfg.epochs,
-                "batches": len(plan),
-                "position": counters["position"],
-            },
-        )
+        plan = plan[: len(plan) - len(plan) % world]  # every rank takes one batch per step
+        info = {"epoch": epoch + 1, "epochs": cfg.epochs, "batches": len(plan)}
+        report("epoch", {**info, "position": counters["position"]})
         window_tokens, window_start = 0, time.monotonic()
         try:
             while counters["position"] < len(plan):
-                batch = make_batch(
-                    data.train_src, data.train_tgt, plan[counters["position"]], bos=BOS, eos=EOS
-                )
-                loss = _step(model, optimizer, batch, cfg, device)
-                counters["position"] += 1
+                index = plan[counters["position"] + rank]  # this rank's shard of the step
+                batch = make_batch(data.train_src, data.train_tgt, index, bos=BOS, eos=EOS)
+                shards[2 * rank] += len(index)
+                shards[2 * rank + 1] += sum(index)
+                out_of_time = bool(cfg.max_time) and time.monotonic() - started >= cfg.max_time * 60
+                loss, tokens, stop_votes = _step(net, optimizer, batch, cfg, device, out_of_time)
+                counters["position"] += world
                 if loss is None:
                     counters["nan_steps"] += 1
                     report("nan", {"step": counters["step"], "count": counters["nan_steps"]})
@@ -310,54 +313,65 @@ def train(
                         )
                     continue
                 counters["step"] += 1
-                window_tokens += batch.tgt_tokens
+                window_tokens += tokens
                 now = time.monotonic()
                 counters["train_seconds"] = trained_before + now - started
-                report(
-                    "step",
-                    {
-                        "step": counters["step"],
-                        "position": counters["position"],
-                        "batches": len(plan),
-                        "loss": loss,
-                        "tok_per_s": window_tokens / max(now - window_start, 1e-9),
-                        "lr": optimizer.param_groups[0]["lr"],
-                    },
-                )
-                if counters["step"] % cfg.save_every == 0:
+                report("step", {
+                    "step": counters["step"], "position": counters["position"],
+                    "batches": len(plan), "loss": loss,
+                    "tok_per_s": window_tokens / max(now - window_start, 1e-9),
+                    "lr": optimizer.param_groups[0]["lr"],
+                })  # fmt: skip
+                if main and counters["step"] % cfg.save_every == 0:
                     ckpt.save_resume(out / ckpt.RESUME, model, optimizer, counters)
                 if cfg.max_steps and counters["step"] >= cfg.max_steps:
                     stop = f"reached --max-steps {cfg.max_steps}"
-                elif cfg.max_time and now - started >= cfg.max_time * 60:
+                elif stop_votes:
                     stop = f"reached --max-time {cfg.max_time:g} minutes"
                 if stop:
                     break
         except KeyboardInterrupt:
-            ckpt.save_resume(out / ckpt.RESUME, model, optimizer, counters)
+            if main:
+                ckpt.save_resume(out / ckpt.RESUME, model, optimizer, counters)
             raise Interrupted(
                 f"interrupted at step {counters['step']}; continue with --resume"
             ) from None
         finished_epoch = counters["position"] >= len(plan)
-        metrics = validate(model, data, cfg, device)
-        metrics.update(
-            epoch=epoch + (1 if finished_epoch else counters["position"] / len(plan)),
-            step=counters["step"],
-            lr=optimizer.param_groups[0]["lr"],
-            tok_per_s=window_tokens / max(time.monotonic() - window_start, 1e-9),
-        )
         if finished_epoch:
             counters["epoch"], counters["position"] = epoch + 1, 0
-        verdict = _after_validation(model, optimizer, metrics, counters, cfg, out)
-        stop = stop or verdict
-        counters["epochs"].append({k: v for k, v in metrics.items() if k != "samples"})
-        if probe:
-            history.append({"epoch": metrics["epoch"], **probe_attention(model, data, probe)})
-            ckpt.write_json(history_path, {"probe": probe, "epochs": history})
-        ckpt.save_resume(out / ckpt.RESUME, model, optimizer, counters)
+        if main:
+            metrics = validate(model, data, cfg, device)
+            metrics.update(
+                epoch=epoch + (1 if finished_epoch else counters["position"] / len(plan)),
+                step=counters["step"],
+                lr=optimizer.param_groups[0]["lr"],
+                tok_per_s=window_tokens / max(time.monotonic() - window_start, 1e-9),
+            )
+            verdict = _after_validation(model, optimizer, metrics, counters, cfg, out)
+            stop = stop or verdict
+            counters["epochs"].append({k: v for k, v in metrics.items() if k != "samples"})
+            if probe:
+                history.append({"epoch": metrics["epoch"], **probe_attention(model, data, probe)})
+                ckpt.write_json(history_path, {"probe": probe, "epochs": history})
+            ckpt.save_resume(out / ckpt.RESUME, model, optimizer, counters)
+            write_config()
+            report("validated", {**metrics, "best": counters["best_bleu"], "stop": stop})
+        # rank 0 decided; every rank follows (same stop, same learning rate)
+        stop, lr = distributed.broadcast((stop, optimizer.param_groups[0]["lr"]))
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+    shards = distributed.all_sum(shards, device)
+    counters["shards"] = [
+        {"examples": int(shards[2 * r]), "index_sum": int(shards[2 * r + 1])} for r in range(world)
+    ]
+    if main:
         write_config()
-        report("validated", {**metrics, "best": counters["best_bleu"], "stop": stop})
     report("done", {"reason": stop or f"trained {cfg.epochs} epochs", **counters})
     return counters
+
+
+def _silent(event: str, info: dict[str, Any]) -> None:
+    """The report callback of ranks other than 0."""
 
 
 def _check_out(out: Path) -> None:
@@ -373,21 +387,33 @@ def _check_out(out: Path) -> None:
 
 
 def _step(
-    model: Seq2Seq, optimizer: torch.optim.Optimizer, batch, cfg: TrainConfig, device: torch.device
-) -> float | None:
-    """One teacher-forced optimisation step; None (and no update) when the loss is not finite."""
+    net: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    batch: Batch,
+    cfg: TrainConfig,
+    device: torch.device,
+    out_of_time: bool,
+) -> tuple[float | None, int, bool]:
+    """One teacher-forced step; returns (loss or None if not finite, tokens, stop vote).
+
+    Ranks agree before updating: if any rank's loss is not finite, every rank skips the
+    update (otherwise the others would wait forever in the gradient all-reduce).
+    """
     with autocast(device, cfg.amp):
-        logits, _ = model(batch.src.to(device), batch.src_lengths, batch.tgt_in.to(device))
+        logits, _ = net(batch.src.to(device), batch.src_lengths, batch.tgt_in.to(device))
     tokens = batch.tgt_tokens
     loss = label_smoothed_loss(logits, batch.tgt_out.to(device), cfg.label_smoothing) / tokens
-    if not torch.isfinite(loss):
+    finite = bool(torch.isfinite(loss))
+    world = distributed.world()
+    ok, tokens_all, votes = distributed.all_sum([float(finite), tokens, float(out_of_time)], device)
+    if ok < world:
         optimizer.zero_grad(set_to_none=True)
-        return None
+        return None, 0, votes > 0
     loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
+    torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.clip)
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
-    return loss.item()
+    return loss.item(), int(tokens_all), votes > 0
 
 
 def _after_validation(
