@@ -8,6 +8,7 @@ the previous good file intact.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -54,13 +55,26 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def sha256_hex(data: bytes) -> str:
+    """Checksum that ties spm.model to its config.json (a swapped tokenizer is refused)."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """Write a JSON file atomically."""
     write_atomic(path, (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode())
 
 
+def regular(path: Path) -> Path:
+    """`path`, unless it names something other than a file (a FIFO or /dev/zero would hang)."""
+    if path.exists() and not path.is_file():
+        raise ModelError(f"{path}: not a regular file")
+    return path
+
+
 def read_json(path: Path) -> dict[str, Any]:
     """Read a JSON object, turning any fault into a one-line ModelError."""
+    regular(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -83,6 +97,7 @@ def save_weights(path: Path, model: Seq2Seq, *, dtype: torch.dtype = torch.float
 
 def read_tensors(path: Path) -> dict[str, torch.Tensor]:
     """Read a safetensors file, turning truncation or tampering into a ModelError."""
+    regular(path)
     try:
         return load(path.read_bytes())
     except FileNotFoundError:
@@ -128,6 +143,7 @@ def load_model(directory: str | Path) -> tuple[Seq2Seq, Subwords, dict[str, Any]
         model_config = from_dict(ModelConfig, config.get("model"))
     except ValueError as err:
         raise ModelError(f"{directory / CONFIG}: {err}") from None
+    regular(directory / SPM)
     try:
         subwords = Subwords.load(directory / SPM)
     except FileNotFoundError:
@@ -139,8 +155,28 @@ def load_model(directory: str | Path) -> tuple[Seq2Seq, Subwords, dict[str, Any]
             f"{directory / SPM}: {len(subwords)} pieces, but the model expects "
             f"{model_config.src_vocab}: tokenizer and weights come from different models"
         )
+    if config.get("spm_sha256", sha256_hex(subwords.proto)) != sha256_hex(subwords.proto):
+        raise ModelError(
+            f"{directory / SPM}: not the tokenizer this model was trained with "
+            "(its checksum differs from spm_sha256 in config.json)"
+        )
+    training = config.get("training", {})
+    limits = (
+        [training.get(k, 1) for k in ("max_chars", "max_pieces")]
+        if isinstance(training, dict)
+        else [0]
+    )
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in limits):
+        raise ModelError(
+            f"{directory / CONFIG}: training.max_chars and max_pieces must be positive integers"
+        )
+    tensors = read_tensors(directory / WEIGHTS)
+    with torch.device("meta"):  # the config's shapes, without allocating what a stranger asks for
+        implied = sum(t.numel() for t in Seq2Seq(model_config).state_dict().values())
+    if implied != sum(t.numel() for t in tensors.values()):
+        raise ModelError(f"{directory / WEIGHTS}: weights do not match config.json's model sizes")
     model = Seq2Seq(model_config)
-    load_state(model, read_tensors(directory / WEIGHTS), directory / WEIGHTS)
+    load_state(model, tensors, directory / WEIGHTS)
     pieces = model.tgt_pieces
     if pieces.min() < 0 or pieces.max() >= model_config.src_vocab:
         raise ModelError(f"{directory / WEIGHTS}: tgt_pieces index outside the vocabulary")
@@ -173,11 +209,18 @@ def load_resume(path: Path, model: Seq2Seq, optimizer: torch.optim.Optimizer) ->
     except (KeyError, json.JSONDecodeError, SafetensorError, OSError) as err:
         raise ModelError(f"{path}: no resume state ({err})") from None
     load_state(model, {k[6:]: v for k, v in tensors.items() if k.startswith("model.")}, path)
-    optim_state: dict[int, dict[str, torch.Tensor]] = {}
-    for name, tensor in tensors.items():
-        if name.startswith("optim."):
-            _, index, key = name.split(".", 2)
-            optim_state.setdefault(int(index), {})[key] = tensor
-    optimizer.load_state_dict({"state": optim_state, "param_groups": meta["param_groups"]})
-    torch.set_rng_state(tensors["rng.torch"])
-    return meta["counters"]
+    try:  # a tampered or foreign file: a clear error, never a traceback halfway through
+        optim_state: dict[int, dict[str, torch.Tensor]] = {}
+        for name, tensor in tensors.items():
+            if name.startswith("optim."):
+                _, index, key = name.split(".", 2)
+                optim_state.setdefault(int(index), {})[key] = tensor
+        optimizer.load_state_dict({"state": optim_state, "param_groups": meta["param_groups"]})
+        torch.set_rng_state(tensors["rng.torch"])
+        counters = meta["counters"]
+        names = ("epoch", "position", "step", "bad_epochs", "lr_bad_epochs", "nan_steps")
+        if not all(type(counters[k]) is int and counters[k] >= 0 for k in names):
+            raise ValueError("counters must be non-negative integers")
+    except (KeyError, TypeError, ValueError, IndexError, RuntimeError) as err:
+        raise ModelError(f"{path}: resume state does not fit this model ({err})") from None
+    return counters

@@ -69,6 +69,10 @@ def handled(debug: bool):
             raise typer.Exit(130) from None
         known = isinstance(error, ValueError) or name == "TrainingError"
         fail(str(error) if known else f"{name}: {error}")
+    except Exception as error:  # unforeseen input (or a bug): still one line, not a traceback
+        if debug:
+            raise
+        fail(f"unexpected {type(error).__name__}: {error} (--debug shows the traceback)")
 
 
 def setup_torch(device: str, threads: int) -> Any:
@@ -223,7 +227,11 @@ def _launch(nproc: int) -> None:
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    try:
+        app()
+    except KeyboardInterrupt:  # Ctrl-C before a command's own handling took over
+        sys.stderr.write("s2a: interrupted\n")
+        sys.exit(130)
 
 
 def show_heatmap(console: Console, translation: Any, *, pieces: bool, title: str = "") -> None:
@@ -279,7 +287,8 @@ def translate(
                 if t.truncated:
                     err.print(
                         f"[yellow]warning:[/] input line {line_no + offset}: longer than "
-                        "the model takes; translated the first part only"
+                        "the model takes; translated the first part only",
+                        soft_wrap=True,
                     )
                 if format == "jsonl":
                     record = t.as_dict()

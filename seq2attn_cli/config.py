@@ -81,6 +81,17 @@ def from_dict(cls: type, data: dict[str, Any]) -> Any:
     unknown = sorted(set(data) - names)
     if unknown:
         raise ValueError(f"{cls.__name__}: unknown fields {', '.join(unknown)}")
+    for f in dataclasses.fields(cls):  # JSON from a stranger: 1.5 layers or "8" pieces is refused
+        kinds = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,)}.get(f.type)
+        value = data.get(f.name)
+        if (
+            kinds
+            and f.name in data
+            and (not isinstance(value, kinds) or (isinstance(value, bool) and f.type != "bool"))
+        ):
+            raise ValueError(
+                f"{cls.__name__}: {f.name} must be of type {f.type}, not {value!r:.40}"
+            )
     try:
         return cls(**data)
     except TypeError as err:  # missing required fields

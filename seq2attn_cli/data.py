@@ -65,9 +65,13 @@ def read_pairs(
         handle = path.open("rb")
     except OSError as err:
         raise CorpusError(f"{path}: {err.strerror}") from None
+    cap = max(1 << 20, 8 * max_chars * need)  # bytes: longer lines are never held in memory
     with handle:
-        for line_no, raw in enumerate(handle, start=1):
+        for line_no, raw in enumerate(_bounded_lines(handle, cap), start=1):
             report.lines = line_no
+            if raw is None:
+                report.skip("too long", line_no)
+                continue
             pair, reason = _parse_line(raw, line_no, need, src_col, tgt_col, max_chars)
             if reason:
                 report.skip(reason, line_no)
@@ -78,6 +82,17 @@ def read_pairs(
         detail = f" ({report.summary()})" if report.skipped else ""
         raise CorpusError(f"{path}: no usable sentence pairs{detail}")
     return pairs, report
+
+
+def _bounded_lines(handle: BinaryIO, cap: int) -> Iterator[bytes | None]:
+    """The lines of a file; None for a line longer than `cap` bytes, read through in pieces."""
+    while raw := handle.readline(cap):
+        if len(raw) == cap and not raw.endswith(b"\n"):
+            while (rest := handle.readline(cap)) and not rest.endswith(b"\n"):
+                pass
+            yield None
+        else:
+            yield raw
 
 
 def _parse_line(

@@ -6,6 +6,7 @@ Progress goes to a `report(event, info)` callback; this module never prints.
 from __future__ import annotations
 
 import math
+import shutil
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -73,6 +74,11 @@ def prepare(
         train, held = split_held_out(
             pairs, size=min(cfg.valid_size, len(pairs) // 10), seed=cfg.seed
         )
+    if not held or not train:
+        raise TrainingError(
+            f"{corpus}: {len(pairs)} usable pairs leave "
+            + ("no validation set (give --valid FILE)" if not held else "nothing to train on")
+        )
     if subwords is None:
         report("stage", {"message": f"training SentencePiece ({cfg.vocab_size} pieces)"})
         subwords = train_subwords(
@@ -113,7 +119,7 @@ def prepare(
     return Prepared(
         subwords=subwords,
         train_src=src_ids,
-        train_tgt=[[to_out[p] for p in t] for t in tgt_ids],
+        train_tgt=[[to_out.get(p, UNK) for p in t] for t in tgt_ids],  # UNK: resumed, new text
         valid_pairs=held,
         valid_src=valid_src,
         valid_tgt=valid_tgt,
@@ -243,6 +249,8 @@ def train(
     model.tgt_pieces.copy_(torch.tensor(data.tgt_pieces))
     model.to(device).train()
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    if main:
+        _check_space(out, model, resume=resume)
     counters: dict[str, Any] = {
         "epoch": 0, "position": 0, "step": 0, "best_bleu": None, "bad_epochs": 0,
         "lr_bad_epochs": 0, "nan_steps": 0, "train_seconds": 0.0, "epochs": [],
@@ -256,6 +264,7 @@ def train(
     elif main:
         ckpt.write_atomic(out / ckpt.SPM, data.subwords.proto)
         ckpt.save_weights(out / ckpt.WEIGHTS, model)  # loadable from the first moment on
+        ckpt.save_resume(out / ckpt.RESUME, model, optimizer, counters)  # and resumable
         distributed.barrier()
     net = model
     if distributed.world() > 1:
@@ -266,6 +275,7 @@ def train(
         ckpt.write_json(out / ckpt.CONFIG, {
             "format_version": FORMAT_VERSION,
             "model": to_dict(model_config),
+            "spm_sha256": ckpt.sha256_hex(data.subwords.proto),
             "training": to_dict(cfg),
             "corpus": data.stats,
             "parameters": sum(p.numel() for p in model.parameters()),
@@ -386,6 +396,25 @@ def _check_out(out: Path) -> None:
         raise TrainingError(f"{out}: cannot write there ({err.strerror or err})") from None
 
 
+def _check_space(out: Path, model: Seq2Seq, *, resume: bool) -> None:
+    """Refuse to start when `out` cannot take the files training will write (a full disk)."""
+    params = sum(p.numel() for p in model.parameters())
+    # fp16 weights (2 bytes) + resume state (fp32 weights and two Adam moments: 12), and the
+    # temporary copy each atomic write makes; a resumed run already holds one of each
+    need = params * (14 if resume else 28)
+    try:
+        ckpt.write_atomic(out / ".write-test", b"ok")
+        (out / ".write-test").unlink()
+        free = shutil.disk_usage(out).free
+    except OSError as err:
+        raise TrainingError(f"{out}: cannot write there ({err.strerror or err})") from None
+    if free < need:
+        raise TrainingError(
+            f"{out}: {free / 1e6:.1f} MB free, training needs about {need / 1e6:.1f} MB; "
+            "free some space or choose another --out"
+        )
+
+
 def _step(
     net: torch.nn.Module,
     optimizer: torch.optim.Optimizer,
@@ -410,7 +439,9 @@ def _step(
         optimizer.zero_grad(set_to_none=True)
         return None, 0, votes > 0
     loss.backward()
-    torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.clip)
+    if not torch.isfinite(torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.clip)):
+        optimizer.zero_grad(set_to_none=True)  # a NaN gradient would poison every weight
+        return None, 0, votes > 0
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
     return loss.item(), int(tokens_all), votes > 0

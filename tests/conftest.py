@@ -12,9 +12,22 @@ import torch
 torch.set_num_threads(1)
 
 WORDS = {
-    "je": "I", "tu": "you", "il": "he", "elle": "she", "nous": "we", "chat": "cat",
-    "chien": "dog", "maison": "house", "rouge": "red", "grand": "big", "petit": "small",
-    "mange": "eats", "voit": "sees", "aime": "loves", "pain": "bread", "eau": "water",
+    "je": "I",
+    "tu": "you",
+    "il": "he",
+    "elle": "she",
+    "nous": "we",
+    "chat": "cat",
+    "chien": "dog",
+    "maison": "house",
+    "rouge": "red",
+    "grand": "big",
+    "petit": "small",
+    "mange": "eats",
+    "voit": "sees",
+    "aime": "loves",
+    "pain": "bread",
+    "eau": "water",
 }
 
 
@@ -50,8 +63,13 @@ def train_tiny(out: Path, corpus: Path, **overrides) -> Path:
     cfg = dict(vocab_size=60, valid_size=20, batch_tokens=300, epochs=12, lr=5e-3, amp=False)
     cfg.update(overrides)
     train(
-        corpus=corpus, out=out, model_options=options, cfg=TrainConfig(**cfg),
-        device=torch.device("cpu"), report=quiet, resume=resume,
+        corpus=corpus,
+        out=out,
+        model_options=options,
+        cfg=TrainConfig(**cfg),
+        device=torch.device("cpu"),
+        report=quiet,
+        resume=resume,
     )
     return out
 

@@ -19,15 +19,18 @@ def test_bad_lines_are_counted_by_reason_with_first_line(tmp_path):
         b"\n"  # 3 empty
         b"only\t\n"  # 4 empty side
         b"bad \xff utf8\tx\n"  # 5
-        b"nul\x00byte\tx\n"  # 6
-        + b"long " * 300 + b"\tx\n"  # 7 too long (max_chars 1000)
+        b"nul\x00byte\tx\n" + b"long " * 300 + b"\tx\n"  # 6  # 7 too long (max_chars 1000)
         b"merci\tthanks\textra\n"  # 8: three columns are fine with cols 1 and 2
         b"no tab again\n"  # 9
     )
     pairs, report = read_pairs(path, max_chars=1000)
     assert pairs == [("bonjour", "hello"), ("merci", "thanks")]
     assert report.skipped == {
-        "no tab": 2, "empty line": 1, "empty side": 1, "invalid UTF-8": 1, "NUL byte": 1,
+        "no tab": 2,
+        "empty line": 1,
+        "empty side": 1,
+        "invalid UTF-8": 1,
+        "NUL byte": 1,
         "too long": 1,
     }
     assert report.first_line["no tab"] == 2 and report.first_line["too long"] == 7
@@ -82,11 +85,15 @@ def test_batch_plan_uses_every_example_once_and_is_reproducible(lengths):
 
 def test_line_chunks_keep_every_line_and_cut_endless_ones():
     data = b"a\n\n   \n" + b"x" * 5000 + b"\nlast"
-    lines = [line for chunk in line_chunks(io.BytesIO(data), chunk=2, max_bytes=1000) for line in chunk]
+    lines = [
+        line for chunk in line_chunks(io.BytesIO(data), chunk=2, max_bytes=1000) for line in chunk
+    ]
     assert lines == [b"a", b"", b"   ", b"x" * 1000, b"last"]
 
 
-@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\n"), max_size=30), max_size=40))
+@given(
+    st.lists(st.text(alphabet=st.characters(blacklist_characters="\n"), max_size=30), max_size=40)
+)
 @settings(max_examples=60, deadline=None)
 def test_line_chunks_round_trip_any_text(lines):
     data = "".join(line + "\n" for line in lines).encode("utf-8", "surrogatepass")

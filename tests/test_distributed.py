@@ -7,19 +7,50 @@ import os
 import subprocess
 import sys
 
-TINY = ["--embed", "32", "--hidden", "64", "--vocab-size", "60", "--valid-size", "20",
-        "--batch-tokens", "300", "--lr", "5e-3", "--no-amp", "--threads", "1"]
+TINY = [
+    "--embed",
+    "32",
+    "--hidden",
+    "64",
+    "--vocab-size",
+    "60",
+    "--valid-size",
+    "20",
+    "--batch-tokens",
+    "300",
+    "--lr",
+    "5e-3",
+    "--no-amp",
+    "--threads",
+    "1",
+]
 
 
 def s2a(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "seq2attn_cli", *args], capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    return subprocess.run(
+        [sys.executable, "-m", "seq2attn_cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
 
 
 def test_two_process_training_shards_batches_and_writes_one_model(tmp_path, toy_corpus):
     out = tmp_path / "ddp"
-    result = s2a("train", str(toy_corpus), "--out", str(out), "--nproc", "2", "--epochs", "2",
-                 "--max-steps", "6", *TINY)
+    result = s2a(
+        "train",
+        str(toy_corpus),
+        "--out",
+        str(out),
+        "--nproc",
+        "2",
+        "--epochs",
+        "2",
+        "--max-steps",
+        "6",
+        *TINY,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     config = json.loads((out / "config.json").read_text())
     assert config["processes"] == 2 and config["steps"] == 6
@@ -27,8 +58,18 @@ def test_two_process_training_shards_batches_and_writes_one_model(tmp_path, toy_
     assert first["examples"] > 0 and second["examples"] > 0  # both ranks took part
     assert first["index_sum"] != second["index_sum"]  # on different batches
     # the run resumes under two processes too, counting steps from the start
-    resumed = s2a("train", str(toy_corpus), "--out", str(out), "--nproc", "2", "--epochs", "2",
-                  "--resume", *TINY)
+    resumed = s2a(
+        "train",
+        str(toy_corpus),
+        "--out",
+        str(out),
+        "--nproc",
+        "2",
+        "--epochs",
+        "2",
+        "--resume",
+        *TINY,
+    )
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert "resumed at step 6" in resumed.stderr
     assert json.loads((out / "config.json").read_text())["steps"] > 6

@@ -73,13 +73,25 @@ def test_diagnostics_flag_unattended_words_and_eos_soak():
 def test_evaluate_compare_prints_both_models_by_length(tmp_path, tiny_model):
     test = write_tsv(tmp_path / "test.tsv", toy_pairs(30, seed=12, max_words=12))
     out = tmp_path / "hyps.txt"
-    result = runner.invoke(app, ["evaluate", str(test), "--model", str(tiny_model),
-                                 "--compare", str(tiny_model), "--output", str(out)])
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(test),
+            "--model",
+            str(tiny_model),
+            "--compare",
+            str(tiny_model),
+            "--output",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "BLEU by source length" in result.stdout and "11-15" in result.stdout
     assert len(out.read_text().splitlines()) == 30
-    result = runner.invoke(app, ["evaluate", str(test), "--model", str(tiny_model),
-                                 "--format", "json"])
+    result = runner.invoke(
+        app, ["evaluate", str(test), "--model", str(tiny_model), "--format", "json"]
+    )
     figures = json.loads(result.stdout)
     assert figures["sentences"] == 30 and set(figures["buckets"]) == {b for b, _, _ in BUCKETS}
 
@@ -87,12 +99,14 @@ def test_evaluate_compare_prints_both_models_by_length(tmp_path, tiny_model):
 def test_inspect_shows_card_sentence_target_and_history(tiny_model):
     card = runner.invoke(app, ["inspect", "--model", str(tiny_model)])
     assert card.exit_code == 0 and "parameters" in card.stdout and "attention" in card.stdout
-    sentence = runner.invoke(app, ["inspect", "--model", str(tiny_model), "je mange pain",
-                                   "--steps"])
+    sentence = runner.invoke(
+        app, ["inspect", "--model", str(tiny_model), "je mange pain", "--steps"]
+    )
     assert sentence.exit_code == 0 and "decoding step by step" in sentence.stdout
     assert "attention entropy" in sentence.stdout
-    forced = runner.invoke(app, ["inspect", "--model", str(tiny_model), "je mange pain",
-                                 "--target", "I eat bread"])
+    forced = runner.invoke(
+        app, ["inspect", "--model", str(tiny_model), "je mange pain", "--target", "I eat bread"]
+    )
     assert "forced decoding" in forced.stdout and "alignment:" in forced.stdout
     history = runner.invoke(app, ["inspect", "--model", str(tiny_model), "--history"])
     assert history.exit_code == 0 and history.stdout.count("after epoch") >= 5
@@ -100,8 +114,9 @@ def test_inspect_shows_card_sentence_target_and_history(tiny_model):
 
 def test_inspect_save_writes_a_valid_svg(tmp_path, tiny_model):
     path = tmp_path / "heat.svg"
-    result = runner.invoke(app, ["inspect", "--model", str(tiny_model), "je mange pain",
-                                 "--save", str(path)])
+    result = runner.invoke(
+        app, ["inspect", "--model", str(tiny_model), "je mange pain", "--save", str(path)]
+    )
     assert result.exit_code == 0, result.output
     document = xml.dom.minidom.parse(str(path))
     assert document.documentElement.tagName == "svg"

@@ -55,8 +55,11 @@ def test_batching_does_not_change_translations(tiny_model):
 
 def test_attention_rows_are_distributions_over_the_source(tiny_model):
     model, subwords, _ = load_model(tiny_model)
-    for hyp, ids in zip(translate_ids(model, subwords.encode(TEXTS), beam=5, batch_size=2),
-                        subwords.encode(TEXTS), strict=True):
+    for hyp, ids in zip(
+        translate_ids(model, subwords.encode(TEXTS), beam=5, batch_size=2),
+        subwords.encode(TEXTS),
+        strict=True,
+    ):
         assert len(hyp.weights) == len(hyp.tokens) + 1  # one row per piece, plus </s>
         for row in hyp.weights:
             assert math.isclose(sum(row), 1.0, abs_tol=1e-3)

@@ -57,7 +57,9 @@ def test_resume_continues_exactly_where_an_interrupted_run_stopped(tmp_path, toy
         if name.startswith(("model.", "optim.")):
             torch.testing.assert_close(a[name], b[name], rtol=0, atol=0, msg=name)
     steps = [e["step"] for e in json.loads((stopped / "config.json").read_text())["epochs"]]
-    assert steps[0] == 7 and steps[-1] == json.loads((straight / "config.json").read_text())["steps"]
+    assert (
+        steps[0] == 7 and steps[-1] == json.loads((straight / "config.json").read_text())["steps"]
+    )
 
 
 def test_same_seed_gives_the_same_model(tmp_path, toy_corpus):

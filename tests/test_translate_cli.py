@@ -18,14 +18,25 @@ runner = CliRunner()
 def s2a(*args: str, stdin: bytes = b"", env: dict | None = None) -> subprocess.CompletedProcess:
     """Run the real CLI as a process."""
     return subprocess.run(
-        [sys.executable, "-m", "seq2attn_cli", *args], input=stdin, capture_output=True,
-        timeout=120, env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})},
+        [sys.executable, "-m", "seq2attn_cli", *args],
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})},
     )
 
 
 def test_pipe_keeps_one_line_per_input(tiny_model):
-    lines = ["je mange pain", "", "   ", "x" * 5000, "il voit chat", "猫が好きです", "مرحبا بالعالم 👋",
-             "elle\x01aime\x00eau"]
+    lines = [
+        "je mange pain",
+        "",
+        "   ",
+        "x" * 5000,
+        "il voit chat",
+        "猫が好きです",
+        "مرحبا بالعالم 👋",
+        "elle\x01aime\x00eau",
+    ]
     result = s2a("translate", "--model", str(tiny_model), stdin="\n".join(lines).encode() + b"\n")
     assert result.returncode == 0, result.stderr
     out = result.stdout.decode().split("\n")
@@ -37,15 +48,27 @@ def test_pipe_keeps_one_line_per_input(tiny_model):
 
 def test_arguments_are_translated_one_each_greedy_and_beam(tiny_model):
     for beam in ("1", "5"):
-        result = runner.invoke(app, ["translate", "--model", str(tiny_model), "--beam", beam,
-                                     "je mange pain", "nous aime chien"])
+        result = runner.invoke(
+            app,
+            [
+                "translate",
+                "--model",
+                str(tiny_model),
+                "--beam",
+                beam,
+                "je mange pain",
+                "nous aime chien",
+            ],
+        )
         assert result.exit_code == 0, result.output
         assert result.stdout.splitlines() == ["I eats bread", "we loves dog"]
 
 
 def test_jsonl_carries_tokens_scores_and_attention(tiny_model):
-    result = runner.invoke(app, ["translate", "--model", str(tiny_model), "--format", "jsonl",
-                                 "--align", "je mange pain"])
+    result = runner.invoke(
+        app,
+        ["translate", "--model", str(tiny_model), "--format", "jsonl", "--align", "je mange pain"],
+    )
     record = json.loads(result.stdout)
     assert record["translation"] == "I eats bread"
     assert record["src_tokens"][-1] == "</s>" and record["tgt_tokens"][-1] == "</s>"
@@ -64,8 +87,9 @@ def test_alignments_are_pharaoh_pairs_within_range(tiny_model):
 
 
 def test_heatmap_goes_to_stderr_and_stdout_stays_plain(tiny_model):
-    result = s2a("translate", "--model", str(tiny_model), "--heatmap", "je mange pain",
-                 env={"NO_COLOR": "1"})
+    result = s2a(
+        "translate", "--model", str(tiny_model), "--heatmap", "je mange pain", env={"NO_COLOR": "1"}
+    )
     assert result.stdout.decode() == "I eats bread\n"
     assert "mange" in result.stderr.decode() and "\x1b[" not in result.stderr.decode()
 
@@ -73,7 +97,9 @@ def test_heatmap_goes_to_stderr_and_stdout_stays_plain(tiny_model):
 def test_slow_pipe_gets_each_translation_before_the_next_line(tiny_model):
     proc = subprocess.Popen(
         [sys.executable, "-m", "seq2attn_cli", "translate", "--model", str(tiny_model)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
     try:
         for line, expected in (("je mange pain", "I eats bread"), ("nous", "we")):
@@ -92,7 +118,10 @@ def test_head_closing_the_pipe_ends_quietly(tiny_model):
     big = b"je mange pain\n" * 3000
     proc = subprocess.run(
         f"{sys.executable} -m seq2attn_cli translate --model {tiny_model} --beam 1 | head -1",
-        shell=True, input=big, capture_output=True, timeout=120,
+        shell=True,
+        input=big,
+        capture_output=True,
+        timeout=120,
     )
     assert proc.stdout == b"I eats bread\n"
     assert b"Traceback" not in proc.stderr and b"BrokenPipe" not in proc.stderr
