@@ -72,3 +72,22 @@ def test_same_seed_gives_the_same_model(tmp_path, toy_corpus):
 def test_existing_model_directory_is_not_overwritten(tiny_model, toy_corpus):
     with pytest.raises(TrainingError, match="already holds a model"):
         train_tiny(tiny_model, toy_corpus)
+
+
+def test_smoothed_loss_matches_torch_in_value_and_gradient():
+    import torch.nn.functional as F
+
+    from seq2attn_cli.training import label_smoothed_loss
+
+    torch.manual_seed(0)
+    logits = torch.randn(3, 5, 11, dtype=torch.float64, requires_grad=True)
+    target = torch.randint(1, 11, (3, 5))
+    target[0, 3:] = 0  # padding is ignored
+    ours = label_smoothed_loss(logits, target, 0.1)
+    (ours_grad,) = torch.autograd.grad(ours, logits)
+    stock = F.cross_entropy(
+        logits.view(-1, 11), target.view(-1), ignore_index=0, label_smoothing=0.1, reduction="sum"
+    )
+    (stock_grad,) = torch.autograd.grad(stock, logits)
+    torch.testing.assert_close(ours.double(), stock)
+    torch.testing.assert_close(ours_grad, stock_grad)
