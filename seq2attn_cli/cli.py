@@ -308,11 +308,12 @@ def translate(
             err.print("s2a: type a sentence and press Enter (Ctrl-D to end)")
             line_no = 1
             while True:
-                try:
-                    line = input("> ")
-                except EOFError:
+                err.print("> ", end="")  # the prompt goes to stderr: stdout carries results only
+                line = sys.stdin.readline()
+                if not line:  # Ctrl-D
+                    err.print()
                     break
-                emit([line], line_no)
+                emit([line.rstrip("\n")], line_no)
                 line_no += 1
         else:
             from .data import line_chunks
