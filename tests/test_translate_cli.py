@@ -131,3 +131,21 @@ def test_missing_model_is_one_line_and_exit_2(tmp_path):
     result = s2a("translate", "--model", str(tmp_path / "nope"), "bonjour")
     assert result.returncode == 2
     assert result.stderr.decode().strip().count("\n") == 0 and b"nope" in result.stderr
+
+
+def test_help_does_not_import_torch():
+    code = (
+        "import sys\n"
+        "from seq2attn_cli import cli\n"
+        "for argv in (['s2a', '--help'], ['s2a', 'translate', '--help']):\n"
+        "    sys.argv = argv\n"
+        "    try:\n"
+        "        cli.main()\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print('torch' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout.strip().endswith("False"), result.stdout[-500:]
