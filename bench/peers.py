@@ -5,22 +5,24 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import statistics
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import (  # noqa: E402  (bench/run.py: the s2a half and the shared helpers)
+from common import (
     BENCH,
     ONE_SENTENCE,
-    RESULTS,
     WORK,
     bleu,
     default_model,
     machine,
     med,
+    ratio,
+    results_path,
     run_process,
     show_goals,
     table,
@@ -34,6 +36,7 @@ INSTALL = {  # pip steps per peer: OpenNMT-py declares torch<2.3, so it goes in 
     "joeynmt": [["torch==2.13.0", "joeynmt==2.3.0", "importlib_metadata"]],
 }  # fmt: skip
 TEMPLATE = {"opennmt-py": "opennmt-rnn_fr_en.yaml", "joeynmt": "joeynmt-rnn_fr_en.yaml"}
+DIR = {"opennmt-py": PEERS / "onmt", "joeynmt": PEERS / "joey"}  # as the shared configs name them
 RATE = {"opennmt-py": r"[\d.]+/\s*([\d.]+) tok/s", "joeynmt": r"Tokens per Sec:\s*([\d.]+)"}
 # the shared configs, with their scratch folder moved here and nested keys overridden
 EDIT = """import json, sys, yaml
@@ -101,7 +104,7 @@ def prepare_data(spm: Path, sentences: int, quick: bool) -> list[str]:
 
 def config(peer: str, name: str, overrides: dict[str, Any]) -> Path:
     """Write the peer's shared config with its paths under bench/work/peers and overrides."""
-    dest = PEERS / peer / name
+    dest = DIR[peer] / name
     dest.parent.mkdir(parents=True, exist_ok=True)
     args = [SHARED / TEMPLATE[peer], dest, PEERS, json.dumps(overrides)]
     subprocess.run([python(peer), "-c", EDIT, *map(str, args)], check=True)
@@ -119,6 +122,7 @@ def train(peer: str, args: argparse.Namespace, env: dict[str, str]) -> dict[str,
         limits = {"train_steps": steps, "save_checkpoint_steps": steps} if steps else {}
         cfg = config(peer, "train.yaml", {**limits, "report_every": report})
         bin_dir = python(peer).parent
+        shutil.rmtree(DIR[peer] / "model", ignore_errors=True)  # no stale checkpoints
         run_process([str(bin_dir / "onmt_build_vocab"), "-config", str(cfg), "-n_sample", "-1"],
                     env=env)  # fmt: skip
         cmd = [str(bin_dir / "onmt_train"), "-config", str(cfg)]
@@ -139,15 +143,21 @@ def translate(peer: str, beam: int, src: Path, env: dict[str, str]) -> dict[str,
         proc = run_process([str(python(peer)), "-m", "joeynmt", "translate", str(cfg)],
                            stdin=src, env=env)  # fmt: skip
         return {**proc, "hyps": proc["stdout"].splitlines()}
-    ckpts = sorted(PEERS.glob("onmt/model/rnn_step_*.pt"), key=lambda p: int(p.stem.split("_")[-1]))
-    if not ckpts:
-        raise RuntimeError("opennmt-py: no checkpoint; train longer (it saves every 250 steps)")
-    out = PEERS / peer / "hyps.txt"
-    cmd = [str(python(peer).parent / "onmt_translate"), "-model", str(ckpts[-1]), "-src", str(src),
-           "-output", str(out), "-beam_size", str(beam), "-batch_size", "64",
-           "-batch_type", "sents", "-gpu", "-1"]  # fmt: skip
+    out = DIR[peer] / "hyps.txt"
+    cmd = [str(python(peer).parent / "onmt_translate"), "-model", str(onmt_checkpoint()),
+           "-src", str(src), "-output", str(out), "-beam_size", str(beam),
+           "-batch_size", "64", "-batch_type", "sents", "-gpu", "-1"]  # fmt: skip
     proc = run_process(cmd, env=env)
     return {**proc, "hyps": out.read_text().splitlines()}
+
+
+def onmt_checkpoint() -> Path:
+    """OpenNMT-py's newest complete checkpoint (a time-out may cut the newest one short)."""
+    found = DIR["opennmt-py"].glob("model/rnn_step_*.pt")
+    ckpts = [p for p in found if zipfile.is_zipfile(p)]  # torch.save writes zip archives
+    if not ckpts:
+        raise RuntimeError("opennmt-py: no checkpoint; train longer (it saves every 250 steps)")
+    return max(ckpts, key=lambda p: int(p.stem.split("_")[-1]))
 
 
 def measure(peer: str, args: argparse.Namespace, refs: list[str], spm: Path) -> dict[str, Any]:
@@ -169,7 +179,8 @@ def measure(peer: str, args: argparse.Namespace, refs: list[str], spm: Path) -> 
         if len(rs[0]["hyps"]) != n:
             raise RuntimeError(f"{peer}: {len(rs[0]['hyps'])} translations for {n} sentences")
         wall = statistics.median(r["wall"] for r in rs)
-        out[f"{key}_sent_per_s"] = round(n / max(wall - statistics.median(one), 1e-3), 2)
+        net = wall - statistics.median(one)  # too few sentences to tell: None
+        out[f"{key}_sent_per_s"] = round(n / net, 2) if net > 0.1 else None
         if beam == 5:
             out["beam5_bleu"] = bleu([sp.decode(h.split()) for h in rs[0]["hyps"]], refs)
             out["translate_peak_rss_mb"] = round(max(r["rss_mb"] for r in rs), 1)
@@ -186,8 +197,9 @@ def side_by_side(console: Any, results: dict[str, Any]) -> None:
     rows = []
     for key, label in KEYS:
         values = [results[k].get(key) for k in names]
-        ratios = [f"{results['s2a'][key] / results[p][key]:.2f}" for p in peers]
-        rows.append([label, *(v if isinstance(v, float) else str(v) for v in values), *ratios])
+        ratios = [ratio(results["s2a"].get(key), results[p].get(key)) for p in peers]
+        ratios = ["-" if r is None else f"{r:.2f}" for r in ratios]
+        rows.append([label, *values, *ratios])
     header = ["figure", *names, *(f"s2a/{p}" for p in peers)]
     s2a_batch = results["s2a"].get("batch", "?")
     title = f"s2a (batches: {s2a_batch}) vs peers (batches: 64 sentences)"
@@ -197,7 +209,7 @@ def side_by_side(console: Any, results: dict[str, Any]) -> None:
 def main() -> None:
     """Set up and run the peers, merge them into bench/results.json, print the comparison."""
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--train-minutes", type=float, default=20.0, help="peer training time")
+    p.add_argument("--train-minutes", type=float, help="peer training time [default: 20]")
     p.add_argument("--train-steps", type=int, default=0, help="train N steps instead of minutes")
     p.add_argument("--sentences", type=int, default=2000)
     p.add_argument("--repeats", type=int, default=3)
@@ -209,11 +221,15 @@ def main() -> None:
     p.add_argument("--quick", action="store_true", help="tiny smoke-test settings")
     args = p.parse_args()
     if args.quick:
-        args.train_steps, args.sentences, args.repeats = args.train_steps or 30, 50, 1
+        args.sentences, args.repeats = 50, 1
+    if not args.train_steps and args.train_minutes is None:
+        args.train_steps, args.train_minutes = (30, 0) if args.quick else (0, 20)
     from rich.console import Console
 
     console = Console(width=None if sys.stdout.isatty() else 130)
     peers, model = args.only or ["opennmt-py", "joeynmt"], (args.model or default_model()).resolve()
+    if not (model / "spm.model").exists():
+        sys.exit(f"{model}: not a model directory (no spm.model); pass --model DIR")
     WORK.mkdir(parents=True, exist_ok=True)
     for peer in peers:
         setup(peer)
@@ -224,17 +240,20 @@ def main() -> None:
         flags += ["--threads", str(args.threads), "--model", str(model)]
         flags += ["--sentences", str(args.sentences), "--repeats", str(args.repeats)]
         subprocess.run([sys.executable, str(BENCH / "run.py"), *flags], check=True)
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    path = results_path(args.quick)
+    results = json.loads(path.read_text()) if path.exists() else {}
     if "s2a" not in results:
-        sys.exit("no s2a figures in bench/results.json: run without --skip-s2a")
+        sys.exit(f"no s2a figures in {path}: run without --skip-s2a")
     refs = prepare_data(model / "spm.model", args.sentences, args.quick)
     info = machine(args.threads)
+    if results["s2a"]["machine"]["threads"] != args.threads:
+        print(f"warning: the s2a figures in {path} were measured with other --threads")
     for peer in peers:
         results[peer] = {**measure(peer, args, refs, model / "spm.model"), "machine": info}
-        RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+        path.write_text(json.dumps(results, indent=1) + "\n")
     side_by_side(console, results)
     show_goals(console, results)
-    console.print(f"wrote {RESULTS}")
+    console.print(f"wrote {path}")
 
 
 if __name__ == "__main__":

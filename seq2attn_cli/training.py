@@ -373,13 +373,14 @@ def train(
         finished_epoch = counters["position"] >= len(plan)
         if finished_epoch:
             counters["epoch"], counters["position"] = epoch + 1, 0
+        tok_per_s = window_tokens / max(time.monotonic() - window_start, 1e-9)  # training only
         if main:
             metrics = validate(model, data, cfg, device)
             metrics.update(
                 epoch=epoch + (1 if finished_epoch else counters["position"] / len(plan)),
                 step=counters["step"],
                 lr=optimizer.param_groups[0]["lr"],
-                tok_per_s=window_tokens / max(time.monotonic() - window_start, 1e-9),
+                tok_per_s=tok_per_s,
             )
             verdict = _after_validation(model, optimizer, metrics, counters, cfg, out)
             stop = stop or verdict
