@@ -1,0 +1,57 @@
+"""Helpers shared by the test_faults_* modules: run the real CLI, read its one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+# a model that trains in seconds on one thread (the sizes of conftest.train_tiny)
+TINY = [
+    "--vocab-size", "60", "--valid-size", "20", "--batch-tokens", "300", "--embed", "32",
+    "--hidden", "64", "--dropout", "0", "--lr", "5e-3", "--no-amp", "--device", "cpu",
+    "--threads", "1",
+]  # fmt: skip
+ENV = {**os.environ, "OMP_NUM_THREADS": "1", "NO_COLOR": "1", "COLUMNS": "80"}
+
+
+def s2a(*args: str, stdin: bytes = b"", timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run the real CLI as a process and wait for it."""
+    return subprocess.run(
+        [sys.executable, "-m", "seq2attn_cli", *args],
+        input=stdin, capture_output=True, timeout=timeout, env=ENV,
+    )  # fmt: skip
+
+
+def start(*args: str, **kwargs) -> subprocess.Popen:
+    """Start the real CLI as a process (stdin, stdout and stderr are pipes unless given)."""
+    kwargs = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE,
+              **kwargs}  # fmt: skip
+    return subprocess.Popen([sys.executable, "-m", "seq2attn_cli", *args], env=ENV, **kwargs)
+
+
+def error_line(result: subprocess.CompletedProcess, *names: str) -> str:
+    """Assert a clean failure: exit 2, no traceback, exactly one error line naming `names`."""
+    err = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == 2, (result.returncode, err)
+    assert "Traceback" not in err, err
+    errors = [line for line in err.splitlines() if line.startswith("s2a: error:")]
+    assert len(errors) == 1, err
+    for name in names:
+        assert name in errors[0], (name, errors[0])
+    return errors[0]
+
+
+def steps(model: Path) -> int:
+    """Training steps recorded in a model directory's config.json."""
+    return json.loads((model / "config.json").read_text())["steps"]
+
+
+def saved_step(model: Path) -> int:
+    """The step the resume checkpoint was saved at (from its safetensors metadata)."""
+    from safetensors import safe_open
+
+    with safe_open(str(model / "checkpoint.safetensors"), framework="pt") as f:
+        return json.loads(f.metadata()["state"])["counters"]["step"]

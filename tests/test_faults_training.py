@@ -1,0 +1,279 @@
+"""Faults during training: kill -9, Ctrl-C, no room to write, and losses that explode.
+
+Whatever happens, the model directory stays loadable and `--resume` carries on from the
+last checkpoint; what can be checked before training is reported before training.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import toy_pairs, write_tsv
+from faults_util import TINY, error_line, s2a, saved_step, start, steps
+from typer.testing import CliRunner
+
+from seq2attn_cli import checkpoint as ckpt
+from seq2attn_cli import training
+from seq2attn_cli.cli import app
+from seq2attn_cli.config import TrainConfig
+from seq2attn_cli.seq2seq import Seq2Seq
+from seq2attn_cli.translator import Translator
+
+runner = CliRunner()
+OPTIONS = dict(embed=32, hidden=64, layers=1, cell="gru", attention="general", dropout=0.0)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    """3,000 toy pairs: about 50 batches an epoch, so a run lasts long enough to interrupt."""
+    return write_tsv(tmp_path_factory.mktemp("corpus") / "toy3k.tsv", toy_pairs(3000, seed=3))
+
+
+def run(out: Path, corpus: Path, events: list | None = None, **overrides) -> dict:
+    """Train through the library (like conftest.train_tiny), recording every report event."""
+    cfg = dict(vocab_size=60, valid_size=20, batch_tokens=300, epochs=1, lr=5e-3, amp=False)
+    resume = overrides.pop("resume", False)
+    cfg.update(overrides)
+    record = (lambda event, info: events.append((event, info))) if events is not None else None
+    return training.train(
+        corpus=corpus, out=out, model_options=OPTIONS, cfg=TrainConfig(**cfg), resume=resume,
+        device=torch.device("cpu"), report=record or (lambda event, info: None),
+    )  # fmt: skip
+
+
+def resume_state(model: Path) -> dict:
+    """Load the resume checkpoint into a fresh model and optimizer: proves it is intact."""
+    config = json.loads((model / "config.json").read_text())
+    net = Seq2Seq(training.from_dict(training.ModelConfig, config["model"]))
+    return ckpt.load_resume(
+        model / "checkpoint.safetensors", net, torch.optim.Adam(net.parameters())
+    )
+
+
+def translates(model: Path) -> None:
+    """The model directory loads and translates, in a separate process."""
+    result = s2a("translate", "--model", str(model), "--beam", "1", "je mange pain")
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.count(b"\n") == 1
+
+
+def wait_for_step(proc: subprocess.Popen, model: Path, at_least: int, timeout: float = 90) -> int:
+    """Wait until the checkpoint in `model` was saved at a step >= at_least; return that step."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read().decode()
+        try:
+            step = saved_step(model)
+            if step >= at_least:
+                return step
+        except Exception:  # not written yet: the directory fills as training starts
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"no checkpoint at step {at_least} within {timeout}s")
+
+
+# ---- kill -9 and Ctrl-C ---------------------------------------------------------------------
+
+
+def test_kill_9_at_any_moment_leaves_a_loadable_model_that_resumes(tmp_path, corpus):
+    out = tmp_path / "model"
+    args = ["train", str(corpus), "--out", str(out), *TINY, "--save-every", "2", "--epochs", "50"]
+    # 1. killed as soon as the directory exists, before the first step
+    proc = start(*args, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 90
+    while not (out / "config.json").exists():  # config.json is the last file written at start
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read().decode()
+        time.sleep(0.02)
+    proc.kill()  # SIGKILL: no handler runs
+    proc.wait(timeout=30)
+    first = saved_step(out)
+    Translator.load(out)
+    # 2. resumed, then killed mid-run, at a moment that is not a checkpoint boundary
+    proc = start(*args, "--resume", stdin=subprocess.DEVNULL)
+    wait_for_step(proc, out, first + 3)
+    time.sleep(0.13)
+    proc.kill()
+    proc.wait(timeout=30)
+    last = saved_step(out)
+    assert last > first
+    Translator.load(out)
+    # 3. resumed again: it carries on from the last checkpoint, not from the start
+    result = s2a(*args, "--resume", "--max-steps", str(last + 3))
+    assert result.returncode == 0, result.stderr.decode()
+    assert f"resumed at step {last}," in result.stderr.decode()
+    assert steps(out) == last + 3
+    translates(out)
+
+
+def test_ctrl_c_during_training_saves_and_exits_130(tmp_path, corpus):
+    out = tmp_path / "model"
+    proc = start("train", str(corpus), "--out", str(out), *TINY, "--save-every", "4",
+                 "--epochs", "50", stdin=subprocess.DEVNULL)  # fmt: skip
+    waited = wait_for_step(proc, out, 4)
+    time.sleep(0.1)  # a few steps on
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    err = err.decode()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    assert resume_state(out)["step"] == saved_step(out) >= waited
+    if "continue with --resume" in err:  # stopped in a step, not in validation: saved there
+        assert f"interrupted at step {saved_step(out)};" in err
+
+
+# ---- no room to write ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "is-a-file", "proc"])
+def test_unwritable_out_is_reported_before_training(tmp_path, corpus, where):
+    (tmp_path / "file").write_text("not a directory")
+    out = {
+        "under-a-file": tmp_path / "file" / "model",  # mkdir fails, even for root
+        "is-a-file": tmp_path / "file",
+        "proc": Path("/proc/s2a-test/model"),  # a file system that takes no directories
+    }[where]
+    args = ["train", str(corpus), "--out", str(out), *TINY]
+    if where == "under-a-file":  # one as a real process, the others in this one (faster)
+        result = s2a(*args)
+    else:
+        got = runner.invoke(app, args)
+        result = subprocess.CompletedProcess(args, got.exit_code, b"", got.stderr.encode())
+    error_line(result, str(out), "cannot write there")
+    assert "pairs from" not in result.stderr.decode()  # refused before even reading the corpus
+
+
+def test_a_full_disk_is_reported_before_training(tmp_path, corpus, monkeypatch):
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage._replace(free=50_000))
+    result = runner.invoke(app, ["train", str(corpus), "--out", str(tmp_path / "m"), *TINY])
+    assert result.exit_code == 2, result.output
+    assert "MB free, training needs about" in result.stderr and "epoch" not in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_no_space_on_the_first_write_is_reported_before_training(tmp_path, corpus, monkeypatch):
+    def full(path, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(ckpt, "write_atomic", full)
+    result = runner.invoke(app, ["train", str(corpus), "--out", str(tmp_path / "m"), *TINY])
+    assert result.exit_code == 2
+    assert "cannot write there (No space left on device)" in result.stderr
+    assert "epoch" not in result.stderr
+
+
+@pytest.mark.parametrize("nth", [1, 4])
+def test_disk_full_mid_training_keeps_the_last_checkpoint(tmp_path, corpus, monkeypatch, nth):
+    out = tmp_path / "model"
+    run(out, corpus, save_every=3, max_steps=6)  # checkpoints at steps 3 and 6
+    before = {
+        name: (out / name).read_bytes()
+        for name in ("checkpoint.safetensors", "model.safetensors", "config.json")
+    }
+    calls = []
+    real_fsync = os.fsync
+
+    def fsync(fd):  # the disk fills while a file is half written, on the nth write
+        calls.append(fd)
+        if len(calls) == nth:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    args = ["train", str(corpus), "--out", str(out), "--resume", "--epochs", "1",
+            "--save-every", "3", "--device", "cpu", "--threads", "1"]  # fmt: skip
+    result = runner.invoke(app, args)
+    monkeypatch.undo()
+    assert result.exit_code == 2, result.output
+    assert "No space left on device" in result.stderr and "Traceback" not in result.output
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]  # cleaned up
+    assert resume_state(out)["step"] >= 6  # the checkpoint is whole (older or newer)
+    if nth == 1:  # the very first write: nothing was replaced
+        assert all((out / name).read_bytes() == data for name, data in before.items())
+    Translator.load(out)
+    counters = run(out, corpus, resume=True, epochs=1)  # and the run goes on
+    assert counters["epoch"] == 1 and counters["step"] > 6
+
+
+# ---- NaN and inf ---------------------------------------------------------------------------
+
+
+def poison(monkeypatch, bad_calls: set[int] | None, *, gradient: bool = False) -> None:
+    """Make training's loss NaN (or finite with a NaN gradient) on the given calls (None: all)."""
+    real = training.label_smoothed_loss
+    calls = []
+
+    def loss(logits, target, smoothing):
+        value = real(logits, target, smoothing)
+        if not torch.is_grad_enabled():  # validation
+            return value
+        calls.append(1)
+        if bad_calls is None or len(calls) in bad_calls:
+            if gradient:  # sqrt'(0) is inf, times 0 is NaN: a finite loss with NaN gradients
+                return value + (logits.float().sum() * 0).sqrt()
+            return value * float("nan")
+        return value
+
+    monkeypatch.setattr(training, "label_smoothed_loss", loss)
+
+
+@pytest.mark.parametrize("gradient", [False, True], ids=["nan-loss", "nan-gradient"])
+def test_a_non_finite_step_is_skipped_and_reported(tmp_path, toy_corpus, monkeypatch, gradient):
+    poison(monkeypatch, {3, 5}, gradient=gradient)
+    events: list = []
+    counters = run(tmp_path / "model", toy_corpus, events, epochs=2)
+    nan = [info for event, info in events if event == "nan"]
+    assert [info["count"] for info in nan] == [1, 2]
+    assert counters["nan_steps"] == 2
+    batches = sum(info["batches"] for event, info in events if event == "epoch")
+    assert counters["step"] == batches - 2  # every other step was taken
+    model, _, _ = ckpt.load_model(tmp_path / "model")  # refuses NaN weights: they are clean
+    assert all(torch.isfinite(p).all() for p in model.parameters())
+    assert counters["epochs"][-1]["valid_loss"] < counters["epochs"][0]["valid_loss"]
+
+
+def test_losses_that_keep_exploding_stop_training_with_a_clear_message(
+    tmp_path, toy_corpus, monkeypatch
+):
+    poison(monkeypatch, None)
+    out = tmp_path / "model"
+    result = runner.invoke(
+        app, ["train", str(toy_corpus), "--out", str(out), *TINY, "--epochs", "3"]
+    )
+    assert result.exit_code == 2
+    assert "s2a: error: loss was NaN or infinite in more than 20 steps; try a lower --lr" in (
+        result.stderr
+    )
+    assert result.stderr.count("loss is NaN or infinite; update skipped") == 21
+    assert "Traceback" not in result.output
+    Translator.load(out)  # the directory still loads: the weights were never touched
+    assert resume_state(out)["step"] == 0
+
+
+# ---- resuming from the wrong place ---------------------------------------------------------
+
+
+def test_resume_on_a_changed_corpus_goes_on(tmp_path, toy_corpus):
+    out = tmp_path / "model"
+    run(out, toy_corpus, max_steps=3, save_every=3)
+    swapped = write_tsv(tmp_path / "swapped.tsv", [(t, s) for s, t in toy_pairs(300, seed=9)])
+    counters = run(out, swapped, resume=True, epochs=2)  # target pieces it never had
+    assert counters["step"] > 3 and counters["epoch"] == 2
+    Translator.load(out)
+
+
+def test_resume_where_there_is_no_model_is_one_line(tmp_path, toy_corpus):
+    (tmp_path / "empty").mkdir()
+    args = ["train", str(toy_corpus), "--out", str(tmp_path / "empty"), "--resume"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert f"{tmp_path / 'empty' / 'config.json'}: missing" in result.stderr
