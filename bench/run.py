@@ -93,6 +93,7 @@ def worker_train(spec: dict[str, Any]) -> dict[str, Any]:
     """In-process train() for warmup + steps; target tok/s over the steps after the warm-up."""
     import torch
 
+    from seq2attn_cli import corpus as corpus_module
     from seq2attn_cli import training
     from seq2attn_cli.config import TrainConfig
     from seq2attn_cli.subwords import Subwords
@@ -100,7 +101,7 @@ def worker_train(spec: dict[str, Any]) -> dict[str, Any]:
     torch.set_num_threads(spec["threads"])
     spm, corpus, out = Path(spec["spm"]), Path(spec["corpus"]), Path(spec["out"])
     # the translation model's own pieces, as the peers get: no SentencePiece training per run
-    training.train_subwords = lambda texts, **_: Subwords.load(spm)
+    corpus_module.train_subwords = lambda texts, **_: Subwords.load(spm)
     batch_tokens, per_batch = spec["batch_tokens"], None
     if spec["batch_sentences"]:
         batch_tokens, per_batch = batch_tokens_for(corpus, spm, spec["batch_sentences"])

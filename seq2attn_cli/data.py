@@ -15,6 +15,18 @@ import torch
 
 from .config import PAD
 
+# source-length buckets in words, as in Bahdanau et al. (2015), Fig. 2
+BUCKETS: list[tuple[str, int, int]] = [
+    ("1-5", 1, 5), ("6-10", 6, 10), ("11-15", 11, 15), ("16-20", 16, 20), ("21-30", 21, 30),
+    ("31+", 31, 10**9),
+]  # fmt: skip
+
+
+def bucket_of(source: str) -> str:
+    """Name of the length bucket a source sentence falls in."""
+    n = max(len(source.split()), 1)
+    return next(name for name, lo, hi in BUCKETS if lo <= n <= hi)
+
 
 class CorpusError(ValueError):
     """A corpus that cannot be used at all; the message names the file (and line)."""

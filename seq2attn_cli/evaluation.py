@@ -1,30 +1,24 @@
-"""Scoring a model on a test set: BLEU and chrF overall and by source length."""
+"""Measuring a model: validation during training, and test sets (BLEU, chrF, by length)."""
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import sacrebleu
+import torch
 
+from .config import BOS, EOS, TrainConfig
+from .corpus import Prepared
+from .data import BUCKETS, bucket_of, make_batch
+from .loss import label_smoothed_loss
+from .search import translate_ids
+from .seq2seq import Seq2Seq
 from .translator import Translator
 
-# source-length buckets in words, as in Bahdanau et al. (2015), Fig. 2
-BUCKETS: list[tuple[str, int, int]] = [
-    ("1-5", 1, 5),
-    ("6-10", 6, 10),
-    ("11-15", 11, 15),
-    ("16-20", 16, 20),
-    ("21-30", 21, 30),
-    ("31+", 31, 10**9),
-]
-
-
-def bucket_of(source: str) -> str:
-    """Name of the length bucket a source sentence falls in."""
-    n = max(len(source.split()), 1)
-    return next(name for name, lo, hi in BUCKETS if lo <= n <= hi)
+__all__ = ["BUCKETS", "Scores", "bucket_of", "evaluate", "probe_attention", "score", "validate"]
 
 
 @dataclass
@@ -84,3 +78,50 @@ def evaluate(
         buckets=buckets,
         hypotheses=hypotheses,
     )
+
+
+def validate(
+    model: Seq2Seq, data: Prepared, cfg: TrainConfig, device: torch.device
+) -> dict[str, Any]:
+    """Validation loss, perplexity, greedy BLEU/chrF and three sample translations."""
+    model.eval()
+    total, tokens = 0.0, 0
+    with torch.inference_mode():
+        index = list(range(len(data.valid_src)))
+        for start in range(0, len(index), 64):
+            batch = make_batch(
+                data.valid_src, data.valid_tgt, index[start : start + 64], bos=BOS, eos=EOS
+            )
+            logits, _ = model(batch.src.to(device), batch.src_lengths, batch.tgt_in.to(device))
+            total += float(label_smoothed_loss(logits, batch.tgt_out.to(device), 0.0))
+            tokens += batch.tgt_tokens
+        hyps = translate_ids(model, data.valid_src, beam=1, batch_size=128)
+    pieces = model.tgt_pieces.tolist()
+    texts = [data.subwords.decode([pieces[t] for t in h.tokens]) for h in hyps]
+    refs = [t for _, t in data.valid_pairs]
+    loss = total / max(tokens, 1)
+    model.train()
+    return {
+        "valid_loss": loss,
+        "valid_ppl": math.exp(min(loss, 50)),
+        "valid_bleu": sacrebleu.corpus_bleu(texts, [refs]).score,
+        "valid_chrf": sacrebleu.corpus_chrf(texts, [refs]).score,
+        "samples": [
+            {"source": s, "reference": r, "hypothesis": h}
+            for (s, r), h in list(zip(data.valid_pairs, texts, strict=True))[:3]
+        ],
+    }
+
+
+def probe_attention(model: Seq2Seq, data: Prepared, text: str) -> dict[str, Any]:
+    """Translate the probe sentence and keep its pieces and attention weights."""
+    src = data.subwords.encode([text])[0]
+    model.eval()
+    hyp = translate_ids(model, [src], beam=1, batch_size=1)[0]
+    model.train()
+    pieces = model.tgt_pieces.tolist()
+    return {
+        "source": data.subwords.pieces(src) + ["</s>"],
+        "target": data.subwords.pieces([pieces[t] for t in hyp.tokens]) + ["</s>"],
+        "weights": [[round(w, 4) for w in row] for row in hyp.weights],
+    }

@@ -5,27 +5,23 @@ Progress goes to a `report(event, info)` callback; this module never prints.
 
 from __future__ import annotations
 
-import math
 import shutil
 import time
-from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import sacrebleu
 import torch
 
 from . import checkpoint as ckpt
 from . import distributed
-from .config import BOS, EOS, FORMAT_VERSION, PAD, UNK, ModelConfig, TrainConfig, from_dict, to_dict
-from .data import Batch, batch_plan, make_batch, read_pairs, split_held_out
-from .search import translate_ids
+from .config import BOS, EOS, FORMAT_VERSION, ModelConfig, TrainConfig, from_dict, to_dict
+from .corpus import Report, prepare
+from .data import Batch, batch_plan, make_batch
+from .evaluation import probe_attention, validate
+from .loss import label_smoothed_loss
 from .seq2seq import Seq2Seq
-from .subwords import Subwords, train_subwords
-
-Report = Callable[[str, dict[str, Any]], None]
+from .subwords import Subwords
 
 
 class TrainingError(RuntimeError):
@@ -36,196 +32,11 @@ class Interrupted(RuntimeError):
     """Ctrl-C during training: the state was saved, the run can be resumed."""
 
 
-@dataclass
-class Prepared:
-    """A corpus turned into ids, ready for batching."""
-
-    subwords: Subwords
-    train_src: list[list[int]]
-    train_tgt: list[list[int]]  # output-vocabulary indices
-    valid_pairs: list[tuple[str, str]]
-    valid_src: list[list[int]]
-    valid_tgt: list[list[int]]
-    tgt_pieces: list[int]  # output index -> SentencePiece id
-    stats: dict[str, Any]
-
-
-def prepare(
-    corpus: Path,
-    cfg: TrainConfig,
-    *,
-    valid: Path | None,
-    subwords: Subwords | None,
-    tgt_pieces: list[int] | None,
-    report: Report,
-) -> Prepared:
-    """Read and split the corpus, train (or reuse) subwords, encode and filter the pairs."""
-    pairs, read = read_pairs(
-        corpus, src_col=cfg.src_col, tgt_col=cfg.tgt_col, max_chars=cfg.max_chars
-    )
-    report("read", {"report": read})
-    if valid is not None:
-        held, valid_read = read_pairs(valid, src_col=cfg.src_col, tgt_col=cfg.tgt_col)
-        report("read", {"report": valid_read})
-        seen_src, seen_tgt = {s for s, _ in held}, {t for _, t in held}
-        train = [(s, t) for s, t in pairs if s not in seen_src and t not in seen_tgt]
-    else:
-        train, held = split_held_out(
-            pairs, size=min(cfg.valid_size, len(pairs) // 10), seed=cfg.seed
-        )
-    if not held or not train:
-        raise TrainingError(
-            f"{corpus}: {len(pairs)} usable pairs leave "
-            + ("no validation set (give --valid FILE)" if not held else "nothing to train on")
-        )
-    if subwords is None:
-        report("stage", {"message": f"training SentencePiece ({cfg.vocab_size} pieces)"})
-        subwords = train_subwords(
-            [s for s, _ in train] + [t for _, t in train], vocab_size=cfg.vocab_size, seed=cfg.seed
-        )
-    src_ids = subwords.encode([s for s, _ in train])
-    tgt_ids = subwords.encode([t for _, t in train])
-    keep = [
-        i
-        for i in range(len(train))
-        if len(src_ids[i]) < cfg.max_pieces and len(tgt_ids[i]) < cfg.max_pieces
-    ]
-    too_long = len(train) - len(keep)
-    src_ids, tgt_ids = [src_ids[i] for i in keep], [tgt_ids[i] for i in keep]
-    if not src_ids:
-        raise TrainingError(f"{corpus}: no pair is shorter than {cfg.max_pieces} pieces")
-    if tgt_pieces is None:
-        tgt_pieces = [PAD, UNK, BOS, EOS] + sorted({p for t in tgt_ids for p in t} - {0, 1, 2, 3})
-    to_out = {p: i for i, p in enumerate(tgt_pieces)}
-    valid_src = subwords.encode([s[: cfg.max_chars] for s, _ in held])
-    valid_tgt = [[to_out.get(p, UNK) for p in t] for t in subwords.encode([t for _, t in held])]
-    stats = {
-        "corpus": str(corpus),
-        "lines": read.lines,
-        "pairs_read": read.kept,
-        "skipped": dict(read.skipped),
-        "skipped_first_line": dict(read.first_line),
-        "held_out": len(held),
-        "dropped_overlapping_held_out": len(pairs) - len(held) - len(train)
-        if valid is None
-        else len(pairs) - len(train),
-        "dropped_too_many_pieces": too_long,
-        "train_pairs": len(src_ids),
-        "src_pieces_mean": sum(map(len, src_ids)) / len(src_ids),
-        "tgt_pieces_mean": sum(map(len, tgt_ids)) / len(tgt_ids),
-        "length_histogram": _histogram([len(s.split()) for s, _ in train]),
-    }
-    return Prepared(
-        subwords=subwords,
-        train_src=src_ids,
-        train_tgt=[[to_out.get(p, UNK) for p in t] for t in tgt_ids],  # UNK: resumed, new text
-        valid_pairs=held,
-        valid_src=valid_src,
-        valid_tgt=valid_tgt,
-        tgt_pieces=tgt_pieces,
-        stats=stats,
-    )
-
-
-def _histogram(lengths: list[int]) -> dict[str, int]:
-    """Count source sentences per word-length bucket."""
-    edges = [(1, 5), (6, 10), (11, 15), (16, 20), (21, 30), (31, 10**9)]
-    names = ["1-5", "6-10", "11-15", "16-20", "21-30", "31+"]
-    return {
-        n: sum(lo <= x <= hi for x in lengths) for n, (lo, hi) in zip(names, edges, strict=True)
-    }
-
-
-class _SmoothedCrossEntropy(torch.autograd.Function):
-    """Summed label-smoothed cross-entropy whose backward is softmax minus smoothed target.
-
-    The stock loss builds (and zero-fills) several fp32 tensors the size of the logits;
-    writing the gradient directly skips them (8-10% of a training step on this CPU).
-    """
-
-    @staticmethod
-    def forward(ctx, logits: torch.Tensor, target: torch.Tensor, smoothing: float) -> torch.Tensor:
-        x = logits.float()  # (tokens, vocab)
-        lse = torch.logsumexp(x, dim=-1)  # (tokens,)
-        nll = lse - x.gather(1, target[:, None]).squeeze(1)  # -log p(target)
-        uniform = lse - x.mean(dim=-1)  # -mean over the vocabulary of log p
-        real = target != PAD
-        loss = ((1 - smoothing) * nll + smoothing * uniform)[real].sum()
-        ctx.save_for_backward(logits, lse, target)
-        ctx.smoothing = smoothing
-        return loss
-
-    @staticmethod
-    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None, None]:
-        logits, lse, target = ctx.saved_tensors
-        eps = ctx.smoothing
-        g = torch.exp(logits.float() - lse[:, None])  # softmax (tokens, vocab)
-        g.sub_(eps / logits.size(-1))
-        g.scatter_add_(1, target[:, None], torch.full_like(lse[:, None], eps - 1.0))
-        g.mul_((target != PAD)[:, None] * grad)
-        return g.to(logits.dtype), None, None
-
-
-def label_smoothed_loss(
-    logits: torch.Tensor, target: torch.Tensor, smoothing: float
-) -> torch.Tensor:
-    """Summed label-smoothed cross-entropy over the non-pad targets."""
-    vocab = logits.size(-1)
-    return _SmoothedCrossEntropy.apply(logits.reshape(-1, vocab), target.reshape(-1), smoothing)
-
-
 def autocast(device: torch.device, enabled: bool):
     """bf16 autocast where it helps (CPU here: 2x); a no-op elsewhere or when disabled."""
     if not enabled or device.type not in ("cpu", "cuda"):
         return nullcontext()
     return torch.autocast(device.type, dtype=torch.bfloat16)
-
-
-def validate(
-    model: Seq2Seq, data: Prepared, cfg: TrainConfig, device: torch.device
-) -> dict[str, Any]:
-    """Validation loss, perplexity, greedy BLEU/chrF and three sample translations."""
-    model.eval()
-    total, tokens = 0.0, 0
-    with torch.inference_mode():
-        index = list(range(len(data.valid_src)))
-        for start in range(0, len(index), 64):
-            batch = make_batch(
-                data.valid_src, data.valid_tgt, index[start : start + 64], bos=BOS, eos=EOS
-            )
-            logits, _ = model(batch.src.to(device), batch.src_lengths, batch.tgt_in.to(device))
-            total += float(label_smoothed_loss(logits, batch.tgt_out.to(device), 0.0))
-            tokens += batch.tgt_tokens
-        hyps = translate_ids(model, data.valid_src, beam=1, batch_size=128)
-    pieces = model.tgt_pieces.tolist()
-    texts = [data.subwords.decode([pieces[t] for t in h.tokens]) for h in hyps]
-    refs = [t for _, t in data.valid_pairs]
-    loss = total / max(tokens, 1)
-    model.train()
-    return {
-        "valid_loss": loss,
-        "valid_ppl": math.exp(min(loss, 50)),
-        "valid_bleu": sacrebleu.corpus_bleu(texts, [refs]).score,
-        "valid_chrf": sacrebleu.corpus_chrf(texts, [refs]).score,
-        "samples": [
-            {"source": s, "reference": r, "hypothesis": h}
-            for (s, r), h in list(zip(data.valid_pairs, texts, strict=True))[:3]
-        ],
-    }
-
-
-def probe_attention(model: Seq2Seq, data: Prepared, text: str) -> dict[str, Any]:
-    """Translate the probe sentence and keep its pieces and attention weights."""
-    src = data.subwords.encode([text])[0]
-    model.eval()
-    hyp = translate_ids(model, [src], beam=1, batch_size=1)[0]
-    model.train()
-    pieces = model.tgt_pieces.tolist()
-    return {
-        "source": data.subwords.pieces(src) + ["</s>"],
-        "target": data.subwords.pieces([pieces[t] for t in hyp.tokens]) + ["</s>"],
-        "weights": [[round(w, 4) for w in row] for row in hyp.weights],
-    }
 
 
 def train(

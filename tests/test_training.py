@@ -77,7 +77,7 @@ def test_existing_model_directory_is_not_overwritten(tiny_model, toy_corpus):
 def test_smoothed_loss_matches_torch_in_value_and_gradient():
     import torch.nn.functional as F
 
-    from seq2attn_cli.training import label_smoothed_loss
+    from seq2attn_cli.loss import label_smoothed_loss
 
     torch.manual_seed(0)
     logits = torch.randn(3, 5, 11, dtype=torch.float64, requires_grad=True)
