@@ -20,7 +20,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load, save
 
 from .config import FORMAT_VERSION, ModelConfig, from_dict
-from .seq2seq import Seq2Seq
+from .seq2seq import Seq2Seq, state_size
 from .subwords import Subwords
 
 CONFIG, WEIGHTS, SPM, RESUME, HISTORY = (
@@ -171,12 +171,8 @@ def load_model(directory: str | Path) -> tuple[Seq2Seq, Subwords, dict[str, Any]
             f"{directory / CONFIG}: training.max_chars and max_pieces must be positive integers"
         )
     tensors = read_tensors(directory / WEIGHTS)
-    try:
-        with torch.device("meta"):  # the config's shapes, not allocating what a stranger asks for
-            implied = sum(t.numel() for t in Seq2Seq(model_config).state_dict().values())
-    except (RuntimeError, ValueError, OverflowError):  # sizes beyond what torch can even count
-        implied = -1
-    if implied != sum(t.numel() for t in tensors.values()):
+    # check sizes before building: a stranger's config must not make us allocate gigabytes
+    if state_size(model_config) != sum(t.numel() for t in tensors.values()):
         raise ModelError(f"{directory / WEIGHTS}: weights do not match config.json's model sizes")
     model = Seq2Seq(model_config)
     load_state(model, tensors, directory / WEIGHTS)

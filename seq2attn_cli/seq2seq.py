@@ -102,3 +102,24 @@ def select_encoded(encoded: Encoded, index: torch.Tensor) -> Encoded:
         mask=encoded.mask.index_select(0, index),  # (len(index), src_len)
         init=select_state(encoded.init, index),
     )
+
+
+def state_size(c: ModelConfig) -> int:
+    """Numbers in a model's state (parameters and the tgt_pieces buffer), from its config alone."""
+    gates = 3 if c.cell == "gru" else 4
+
+    def rnn(inp: int, size: int, directions: int) -> int:
+        first = gates * size * (inp + size + 2)  # weights over input and state, two biases
+        rest = gates * size * (size * directions + size + 2)
+        return directions * (first + (c.layers - 1) * rest)
+
+    attention = {"general": c.hidden**2, "additive": 2 * c.hidden**2 + 2 * c.hidden}
+    return (
+        c.src_vocab * c.embed + rnn(c.embed, c.hidden // 2, 2)  # encoder
+        + c.hidden * c.hidden + c.hidden  # bridge
+        + c.tgt_vocab * c.embed + rnn(c.embed, c.hidden, 1)  # decoder RNN
+        + attention.get(c.attention, 0)
+        + 2 * c.hidden * c.hidden + c.hidden  # combine [h_t; c_t]
+        + c.hidden * c.tgt_vocab + c.tgt_vocab  # output layer
+        + c.tgt_vocab  # tgt_pieces
+    )  # fmt: skip

@@ -80,3 +80,25 @@ def test_forced_decoding_of_greedy_output_reproduces_its_score(tiny_model):
     hyp = greedy(model, encoded, max_lengths(lengths))[0]
     log_probs = force(model, encoded, torch.tensor([hyp.tokens]))
     assert math.isclose(float(log_probs.sum()), hyp.log_prob, rel_tol=1e-4)
+
+
+def test_state_size_formula_matches_every_architecture():
+    import itertools
+
+    from seq2attn_cli.config import ModelConfig
+    from seq2attn_cli.seq2seq import Seq2Seq, state_size
+
+    for cell, attention, layers in itertools.product(
+        ("gru", "lstm"), ("general", "dot", "additive", "none"), (1, 2)
+    ):
+        config = ModelConfig(
+            src_vocab=50,
+            tgt_vocab=30,
+            embed=8,
+            hidden=12,
+            layers=layers,
+            cell=cell,
+            attention=attention,
+        )
+        real = sum(t.numel() for t in Seq2Seq(config).state_dict().values())
+        assert state_size(config) == real, (cell, attention, layers)
