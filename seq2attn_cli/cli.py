@@ -141,6 +141,9 @@ def train(
     seed: Annotated[int, typer.Option()] = 1,
     amp: Annotated[bool, typer.Option(help="bf16 autocast (CPU and CUDA).")] = True,
     probe: Annotated[str, typer.Option(help="Sentence whose attention is kept every epoch.")] = "",
+    casual_share: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Share of pairs also seen typed casually.")
+    ] = 0.2,
     resume: Annotated[bool, typer.Option(help="Continue the run in --out.")] = False,
     nproc: Annotated[
         int, typer.Option(min=1, help="Processes on this machine, via torch's elastic launcher.")
@@ -174,6 +177,7 @@ def train(
             seed=seed,
             amp=amp,
             probe=probe,
+            casual_share=casual_share,
         )
         options = dict(
             embed=embed,

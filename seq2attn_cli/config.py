@@ -66,6 +66,7 @@ class TrainConfig:
     seed: int = 1
     amp: bool = True  # bf16 autocast where the device supports it (2x on CPU here)
     probe: str = ""  # sentence whose attention is kept after every epoch (--history)
+    casual_share: float = 0.2  # pairs also trained on as typed: "je suis étudiant", no stop
 
 
 def to_dict(config: Any) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import BOS, EOS, PAD, UNK, TrainConfig
-from .data import BUCKETS, CorpusError, read_pairs, split_held_out
+from .data import BUCKETS, CorpusError, casual_variants, read_pairs, split_held_out
 from .subwords import Subwords, train_subwords
 
 Report = Callable[[str, dict[str, Any]], None]
@@ -61,6 +61,10 @@ def prepare(
         subwords = train_subwords(
             [s for s, _ in train] + [t for _, t in train], vocab_size=cfg.vocab_size, seed=cfg.seed
         )
+    overlapping = len(pairs) - len(train) - (len(held) if valid is None else 0)
+    lengths = _histogram([len(s.split()) for s, _ in train])
+    casual = casual_variants(train, share=cfg.casual_share, seed=cfg.seed)
+    train = train + casual
     src_ids = subwords.encode([s for s, _ in train])
     tgt_ids = subwords.encode([t for _, t in train])
     keep = [
@@ -84,14 +88,13 @@ def prepare(
         "skipped": dict(read.skipped),
         "skipped_first_line": dict(read.first_line),
         "held_out": len(held),
-        "dropped_overlapping_held_out": len(pairs) - len(held) - len(train)
-        if valid is None
-        else len(pairs) - len(train),
+        "dropped_overlapping_held_out": overlapping,
         "dropped_too_many_pieces": too_long,
+        "casual_variants": len(casual),
         "train_pairs": len(src_ids),
         "src_pieces_mean": sum(map(len, src_ids)) / len(src_ids),
         "tgt_pieces_mean": sum(map(len, tgt_ids)) / len(tgt_ids),
-        "length_histogram": _histogram([len(s.split()) for s, _ in train]),
+        "length_histogram": lengths,
     }
     return Prepared(
         subwords=subwords,

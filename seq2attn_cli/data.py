@@ -158,6 +158,28 @@ def split_held_out(
     return train, held
 
 
+def casual_variants(
+    pairs: list[tuple[str, str]], *, share: float, seed: int
+) -> list[tuple[str, str]]:
+    """Extra copies of a share of the pairs with the source typed casually, as at a prompt.
+
+    Corpora like Tatoeba hold only well-formed sentences ("Je suis étudiant."), so a model
+    trained on them alone stumbles on "je suis étudiant": the copies start in lower case and
+    drop the final full stop, or set it off with a space. Targets stay as they are.
+    """
+    rng = random.Random(seed)
+    variants = []
+    for src, tgt in pairs:
+        if rng.random() >= share:
+            continue
+        casual = src[:1].lower() + src[1:]
+        if casual.endswith(".") and len(casual) > 1:
+            casual = casual[:-1].rstrip() + (" ." if rng.random() < 0.3 else "")
+        if casual != src:
+            variants.append((casual, tgt))
+    return variants
+
+
 @dataclass(frozen=True)
 class Batch:
     """Padded id tensors of one batch; `index` says which examples they came from."""

@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seq2attn_cli.data import CorpusError, batch_plan, line_chunks, read_pairs, split_held_out
+from seq2attn_cli.data import (
+    CorpusError,
+    batch_plan,
+    casual_variants,
+    line_chunks,
+    read_pairs,
+    split_held_out,
+)
 
 
 def test_bad_lines_are_counted_by_reason_with_first_line(tmp_path):
@@ -99,3 +106,12 @@ def test_line_chunks_round_trip_any_text(lines):
     data = "".join(line + "\n" for line in lines).encode("utf-8", "surrogatepass")
     got = [line for chunk in line_chunks(io.BytesIO(data), chunk=7) for line in chunk]
     assert got == [line.encode("utf-8", "surrogatepass") for line in lines]
+
+
+def test_casual_variants_lower_the_first_letter_and_drop_the_stop():
+    pairs = [("Je suis étudiant.", "I'm a student."), ("Va !", "Go!"), ("je", "I")] * 50
+    variants = casual_variants(pairs, share=1.0, seed=0)
+    sources = {s for s, _ in variants}
+    assert sources == {"je suis étudiant", "je suis étudiant .", "va !"}
+    assert {t for s, t in variants if s.startswith("je suis")} == {"I'm a student."}
+    assert casual_variants(pairs, share=0.0, seed=0) == []
