@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 app = typer.Typer(
     help="s2a: train, run and look inside an RNN encoder-decoder translator with attention.",
@@ -25,7 +26,7 @@ Debug = Annotated[bool, typer.Option("--debug", help="Show full tracebacks on er
 ModelDir = Annotated[
     Path | None,
     typer.Option(
-        "--model", "-m", help="Model directory [default: $S2A_MODEL, else the embedded fr-en]."
+        "--model", "-m", help="Model directory \\[default: $S2A_MODEL, else the embedded fr-en]."
     ),
 ]
 Device = Annotated[str, typer.Option(help="auto | cpu | cuda | mps")]
@@ -39,7 +40,7 @@ def _group() -> None:
 
 def fail(message: str) -> None:
     """Print one error line on stderr and exit with code 2."""
-    err.print(f"[bold red]s2a: error:[/] {message}", soft_wrap=True)
+    err.print(f"[bold red]s2a: error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -65,7 +66,7 @@ def handled(debug: bool):
             raise
         name = type(error).__name__
         if name == "Interrupted":  # training saved its state on Ctrl-C
-            err.print(f"s2a: {error}")
+            err.print(f"s2a: {escape(str(error))}")
             raise typer.Exit(130) from None
         known = isinstance(error, ValueError) or name == "TrainingError"
         fail(str(error) if known else f"{name}: {error}")
@@ -206,7 +207,7 @@ def train(
         finally:
             distributed.finish()
         if main:
-            err.print(f"model written to [bold]{out}[/]")
+            err.print(f"model written to [bold]{escape(str(out))}[/]")
 
 
 def _launch(nproc: int) -> None:
@@ -225,7 +226,7 @@ def _launch(nproc: int) -> None:
     try:
         torchrun(["--standalone", f"--nproc-per-node={nproc}", "-m", "seq2attn_cli", *args])
     except Exception as error:  # the launcher reports which rank failed and why
-        err.print(f"[bold red]s2a: error:[/] distributed training failed: {error}")
+        err.print(f"[bold red]s2a: error:[/] distributed training failed: {escape(str(error))}")
         raise typer.Exit(2) from None
 
 
@@ -362,7 +363,9 @@ def evaluate(
 
         pairs, report = read_pairs(test, src_col=src_col, tgt_col=tgt_col)
         if report.skipped:
-            err.print(f"{test}: skipped {sum(report.skipped.values())} lines: {report.summary()}")
+            err.print(
+                escape(f"{test}: skipped {sum(report.skipped.values())} lines: {report.summary()}")
+            )
         torch_device = setup_torch(device, threads)
         results = []
         for directory in [model or default_model()] + ([compare] if compare else []):
@@ -372,7 +375,9 @@ def evaluate(
                 if directory != compare or directory.name != (model or default_model()).name
                 else str(directory)
             )
-            err.print(f"translating {len(pairs):,} sentences with {directory} (beam {beam})")
+            err.print(
+                escape(f"translating {len(pairs):,} sentences with {directory} (beam {beam})")
+            )
             results.append(run(translator, pairs, name=name, beam=beam, batch_size=batch_size))
         if output:
             output.write_text("".join(h + "\n" for h in results[0].hypotheses), encoding="utf-8")
@@ -395,6 +400,7 @@ def inspect(
     save: Annotated[
         Path | None, typer.Option(help="Also write the picture as .svg or .html.")
     ] = None,
+    threads: Threads = 0,
     debug: Debug = False,
 ) -> None:
     """Show the model card, or how the model translates one sentence, step by step."""
@@ -405,7 +411,7 @@ def inspect(
         from .views import card_view
 
         directory = model or default_model()
-        setup_torch("cpu", 0)
+        setup_torch("cpu", threads)  # inspection runs on the CPU: it is one sentence
         translator = Translator.load(directory, quantized=False)
         consoles = [Console()]
         if save:  # the saved picture is always in colour, whatever the terminal is
@@ -432,7 +438,7 @@ def inspect(
                 save.write_text(recorder.export_svg(title="s2a inspect"), encoding="utf-8")
             else:
                 save.write_text(recorder.export_html(), encoding="utf-8")
-            err.print(f"saved {save}")
+            err.print(escape(f"saved {save}"))
 
 
 def _show_sentence(
@@ -446,12 +452,13 @@ def _show_sentence(
 
     translation, detail = explain(translator, text, target)
     label = "forced decoding of the given target" if target else "translation (greedy)"
-    console.print(f"[bold]source:[/]   {translation.source}")
-    console.print(f"[bold]{label}:[/] {translation.text}")
+    console.print(f"[bold]source:[/]   {escape(translation.source)}")
+    console.print(f"[bold]{label}:[/] {escape(translation.text)}")
     console.print(f"score: {translation.score:.3f} log-probability per piece")
     if target:
         console.print(
-            "per-piece log-probability: " + "  ".join(f"{s.piece}:{s.log_prob:.2f}" for s in detail)
+            "per-piece log-probability: "
+            + escape("  ".join(f"{s.piece}:{s.log_prob:.2f}" for s in detail))
         )
         console.print(f"alignment: {pharaoh(alignment(translation))}")
     show_heatmap(console, translation, pieces=pieces)
@@ -473,7 +480,7 @@ def _show_history(console: Console, directory: Path, *, pieces: bool) -> None:
     if not path.exists():
         fail(f"{path}: missing (the model was trained without a probe sentence)")
     data = read_json(path)
-    console.print(f"[bold]probe:[/] {data.get('probe', '')}")
+    console.print(f"[bold]probe:[/] {escape(str(data.get('probe', '')))}")
     for entry in data.get("epochs", []):
         t = Translation(
             source="",

@@ -36,21 +36,15 @@ def s2a(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+def train_two(corpus, out, *extra: str) -> subprocess.CompletedProcess:
+    """`s2a train --nproc 2` of a tiny model."""
+    return s2a("train", str(corpus), "--out", str(out), "--nproc", "2", "--epochs", "2", *extra,
+               *TINY)  # fmt: skip
+
+
 def test_two_process_training_shards_batches_and_writes_one_model(tmp_path, toy_corpus):
     out = tmp_path / "ddp"
-    result = s2a(
-        "train",
-        str(toy_corpus),
-        "--out",
-        str(out),
-        "--nproc",
-        "2",
-        "--epochs",
-        "2",
-        "--max-steps",
-        "6",
-        *TINY,
-    )
+    result = train_two(toy_corpus, out, "--max-steps", "6")
     assert result.returncode == 0, result.stderr[-2000:]
     config = json.loads((out / "config.json").read_text())
     assert config["processes"] == 2 and config["steps"] == 6
@@ -58,18 +52,7 @@ def test_two_process_training_shards_batches_and_writes_one_model(tmp_path, toy_
     assert first["examples"] > 0 and second["examples"] > 0  # both ranks took part
     assert first["index_sum"] != second["index_sum"]  # on different batches
     # the run resumes under two processes too, counting steps from the start
-    resumed = s2a(
-        "train",
-        str(toy_corpus),
-        "--out",
-        str(out),
-        "--nproc",
-        "2",
-        "--epochs",
-        "2",
-        "--resume",
-        *TINY,
-    )
+    resumed = train_two(toy_corpus, out, "--resume")
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert "resumed at step 6" in resumed.stderr
     assert json.loads((out / "config.json").read_text())["steps"] > 6

@@ -121,3 +121,9 @@ def test_inspect_save_writes_a_valid_svg(tmp_path, tiny_model):
     document = xml.dom.minidom.parse(str(path))
     assert document.documentElement.tagName == "svg"
     assert "mange" in path.read_text()
+
+
+def test_brackets_in_a_sentence_are_shown_as_typed(tiny_model):
+    result = runner.invoke(app, ["inspect", "--model", str(tiny_model), "il voit [red] chat [/]"])
+    assert result.exit_code == 0, result.output
+    assert "il voit [red] chat [/]" in result.stdout
