@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,10 +46,31 @@ def fail(message: str) -> None:
 
 
 @contextmanager
+def interrupts_held():
+    """Hold Ctrl-C for the block and raise it right after.
+
+    Importing torch takes a second, and a KeyboardInterrupt raised inside some of its
+    imports is swallowed there: s2a would then carry on as if Ctrl-C never came.
+    """
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        raise KeyboardInterrupt
+
+
+@contextmanager
 def handled(debug: bool):
     """Turn expected failures into one line and exit code 2; Ctrl-C into exit 130."""
-    from .data import CorpusError
-
+    try:
+        with interrupts_held():  # the first import of torch
+            from .data import CorpusError
+    except KeyboardInterrupt:
+        err.print("s2a: interrupted")
+        raise typer.Exit(130) from None
     try:
         yield
     except typer.Exit:
@@ -78,7 +100,8 @@ def handled(debug: bool):
 
 def setup_torch(device: str, threads: int) -> Any:
     """Pick the device ('auto' prefers CUDA, then MPS, then CPU) and the CPU thread count."""
-    import torch
+    with interrupts_held():
+        import torch
 
     if threads > 0:
         torch.set_num_threads(threads)
