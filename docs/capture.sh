@@ -42,29 +42,8 @@ repo, small = Path(os.environ["REPO"]), Path(os.environ["SMALL"])
 guide = repo / "docs" / "attention-hands-on.md"
 write = "--write" in sys.argv[1:]
 train = os.environ["CAPTURE_TRAIN"] == "1"
-BLOCK = re.compile(r"^<!-- runnable -->[ \t]*\n```console[ \t]*\n(.*?)^```", re.M | re.S)
-HEREDOC = re.compile(r"<<-?\s*'?(\w+)'?")
-
-
-def commands(block: str) -> list[str]:
-    """Commands of a block as typed (continuations and here-documents kept)."""
-    out, lines, i = [], block.splitlines(), 0
-    while i < len(lines):
-        if not lines[i].startswith("$ "):
-            i += 1
-            continue
-        command = [lines[i]]
-        while command[-1].endswith("\\"):
-            i += 1
-            command.append(lines[i])
-        heredoc = HEREDOC.search(command[0])
-        if heredoc:
-            while lines[i] != heredoc.group(1):
-                i += 1
-                command.append(lines[i])
-        out.append("\n".join(command))
-        i += 1
-    return out
+sys.path.insert(0, str(repo / "docs"))
+from runnable import RUNNABLE as BLOCK, block_commands  # noqa: E402
 
 
 def train_log(command: str) -> str | None:
@@ -101,8 +80,8 @@ pieces, end, failed = [], 0, []
 for match in BLOCK.finditer(text):
     block = match.group(1)
     new = []
-    for command in commands(block):
-        typed = command[2:].replace("\\\n", " ")
+    for command in block_commands(block):
+        typed = command.replace("\\\n", " ")
         if typed.startswith("s2a train ") and not train:
             output = train_log(typed)
             if output is None:
@@ -120,7 +99,7 @@ for match in BLOCK.finditer(text):
             print(f"{time.monotonic() - started:6.1f} s  exit {result.returncode}  "
                   f"{typed.splitlines()[0][:70]}", file=sys.stderr)
         output = "\n".join(line.rstrip() for line in output.rstrip().splitlines())
-        new.append(command + ("\n" + output if output else ""))
+        new.append("$ " + command + ("\n" + output if output else ""))
     body = block if new is None else "\n".join(new) + "\n"
     print("```console\n" + body + "```\n")
     pieces.append(text[end:match.start(1)] + body)

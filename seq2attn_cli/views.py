@@ -114,22 +114,10 @@ def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableTyp
             ),
         ]
         half = max(width // 2 - 2, 20)
-        parts.append(
-            line_chart(
-                [e["valid_bleu"] for e in epochs],
-                width=min(half, 60),
-                color=color,
-                title="validation BLEU per validation",
-            )
-        )
-        parts.append(
-            line_chart(
-                [e["valid_loss"] for e in epochs],
-                width=min(half, 60),
-                color=color,
-                title="validation loss per validation",
-            )
-        )
+        for key, name in (("valid_bleu", "BLEU"), ("valid_loss", "loss")):
+            values = [e[key] for e in epochs]
+            title = f"validation {name} per validation"
+            parts.append(line_chart(values, width=min(half, 60), color=color, title=title))
     parts += [Text(), _kv("files", [(k, _mb(v)) for k, v in card["files"].items()])]
     return Group(*parts)
 

@@ -31,38 +31,17 @@ import pytest
 import torch
 from conftest import toy_pairs, train_tiny, write_tsv
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "docs"))
+from runnable import RUNNABLE, block_commands  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 GUIDE = REPO / "docs" / "attention-hands-on.md"
-RUNNABLE = re.compile(r"^<!-- runnable -->[ \t]*\n```console[ \t]*\n(.*?)^```", re.M | re.S)
 TRAIN_STEPS = "--max-steps 20"
-HEREDOC = re.compile(r"<<-?\s*'?(\w+)'?")
 
 
 def runnable_commands(markdown: str) -> list[str]:
-    """The commands of every runnable block, in order, as typed (without the "$ ").
-
-    A line ending in a backslash continues on the next line, as in bash; a here-document
-    (`python - <<'EOF'`) takes the lines up to its delimiter.
-    """
-    commands = []
-    for block in RUNNABLE.findall(markdown):
-        lines, i = block.splitlines(), 0
-        while i < len(lines):
-            if not lines[i].startswith("$ "):
-                i += 1  # captured output
-                continue
-            command = [lines[i][2:]]
-            while command[-1].endswith("\\"):
-                i += 1
-                command.append(lines[i])
-            heredoc = HEREDOC.search(command[0])
-            if heredoc:
-                while lines[i] != heredoc.group(1):
-                    i += 1
-                    command.append(lines[i])
-            commands.append("\n".join(command))
-            i += 1
-    return commands
+    """The commands of every runnable block, in order, as typed (without the "$ ")."""
+    return [command for block in RUNNABLE.findall(markdown) for command in block_commands(block)]
 
 
 def fast(command: str) -> str:
