@@ -214,7 +214,7 @@ def train(
         from . import distributed
 
         torch_device = distributed.init(setup_torch(device, threads))
-        main = distributed.rank() == 0
+        main, ok = distributed.rank() == 0, False
         try:
             with TrainProgress(err) as progress:
                 run(
@@ -227,8 +227,9 @@ def train(
                     device=torch_device,
                     report=progress.report,
                 )
+            ok = True
         finally:
-            distributed.finish()
+            distributed.finish(ok=ok)
         if main:
             err.print(f"model written to [bold]{escape(str(out))}[/]")
 

@@ -5,6 +5,7 @@ A single process needs none of this: every helper falls back to rank 0 of a worl
 
 from __future__ import annotations
 
+import gc
 import os
 from typing import Any
 
@@ -62,7 +63,13 @@ def all_sum(values: list[float], device: torch.device) -> list[float]:
     return tensor.tolist()
 
 
-def finish() -> None:
-    """Leave the process group cleanly."""
-    if dist.is_initialized():
-        dist.destroy_process_group()
+def finish(*, ok: bool) -> None:
+    """Leave the process group cleanly: together after success, at once after a failure."""
+    if not dist.is_initialized():
+        return
+    # DDP's reducer holds the group through reference cycles: free it first. Ranks that
+    # tear gloo down while a peer is still writing files were seen to abort (1 run in 16).
+    gc.collect()
+    if ok:
+        dist.barrier()
+    dist.destroy_process_group()
