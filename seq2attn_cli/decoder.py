@@ -12,6 +12,7 @@ from torch import nn
 
 from .attention import Attention
 from .config import PAD
+from .dropout import Dropout
 from .encoder import RNNS
 
 State = torch.Tensor | tuple[torch.Tensor, torch.Tensor]  # GRU: h; LSTM: (h, c)
@@ -33,7 +34,7 @@ class Decoder(nn.Module):
     ) -> None:
         super().__init__()
         self.embedding = nn.Embedding(vocab, embed, padding_idx=PAD)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.rnn = RNNS[cell](
             embed,
             hidden,

@@ -7,6 +7,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from .config import PAD
+from .dropout import Dropout
 
 RNNS = {"gru": nn.GRU, "lstm": nn.LSTM}
 
@@ -19,7 +20,7 @@ class Encoder(nn.Module):
     ) -> None:
         super().__init__()
         self.embedding = nn.Embedding(vocab, embed, padding_idx=PAD)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.rnn = RNNS[cell](
             embed,
             hidden // 2,  # two directions, concatenated back to `hidden`

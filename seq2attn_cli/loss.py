@@ -17,24 +17,26 @@ class _SmoothedCrossEntropy(torch.autograd.Function):
     @staticmethod
     def forward(ctx, logits: torch.Tensor, target: torch.Tensor, smoothing: float) -> torch.Tensor:
         x = logits.float()  # (tokens, vocab)
-        lse = torch.logsumexp(x, dim=-1)  # (tokens,)
+        shift = x.max(dim=-1, keepdim=True).values  # (tokens, 1)
+        probs = (x - shift).exp_()  # (tokens, vocab) unnormalised, kept for the backward
+        total = probs.sum(dim=-1, keepdim=True)  # (tokens, 1)
+        lse = (shift + total.log()).squeeze(1)  # (tokens,) log of the softmax denominator
         nll = lse - x.gather(1, target[:, None]).squeeze(1)  # -log p(target)
         uniform = lse - x.mean(dim=-1)  # -mean over the vocabulary of log p
         real = target != PAD
         loss = ((1 - smoothing) * nll + smoothing * uniform)[real].sum()
-        ctx.save_for_backward(logits, lse, target)
-        ctx.smoothing = smoothing
+        ctx.save_for_backward(probs.div_(total), target)  # the softmax, in place
+        ctx.smoothing, ctx.dtype = smoothing, logits.dtype
         return loss
 
     @staticmethod
     def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None, None]:
-        logits, lse, target = ctx.saved_tensors
+        probs, target = ctx.saved_tensors
         eps = ctx.smoothing
-        g = torch.exp(logits.float() - lse[:, None])  # softmax (tokens, vocab)
-        g.sub_(eps / logits.size(-1))
-        g.scatter_add_(1, target[:, None], torch.full_like(lse[:, None], eps - 1.0))
+        g = probs.sub_(eps / probs.size(-1))  # softmax minus the smoothed target, in place:
+        g.scatter_add_(1, target[:, None], torch.full_like(g[:, :1], eps - 1.0))  # (once)
         g.mul_((target != PAD)[:, None] * grad)
-        return g.to(logits.dtype), None, None
+        return g.to(ctx.dtype), None, None
 
 
 def label_smoothed_loss(
