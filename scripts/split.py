@@ -28,8 +28,10 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     for name, part in (("train", train), ("valid", valid), ("test", test)):
         (out / f"{name}.tsv").write_text("".join(f"{s}\t{t}\n" for s, t in part), encoding="utf-8")
-    print(f"read {report.kept} pairs ({report.summary() or 'none skipped'}); "
-          f"train {len(train)}, valid {len(valid)}, test {len(test)}")
+    print(
+        f"read {report.kept} pairs ({report.summary() or 'none skipped'}); "
+        f"train {len(train)}, valid {len(valid)}, test {len(test)}"
+    )
 
 
 if __name__ == "__main__":
