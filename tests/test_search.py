@@ -33,14 +33,16 @@ def test_beam_of_one_equals_greedy(tiny_model):
         assert math.isclose(gh.score, bh.score, rel_tol=1e-5, abs_tol=1e-5)
 
 
-def test_beams_come_sorted_best_first_and_beat_greedy(tiny_model):
+def test_beams_come_finished_sorted_best_first_and_beat_greedy(tiny_model):
     model, subwords, _ = load_model(tiny_model)
     encoded, lengths = encode(model, subwords, TEXTS)
     limits = max_lengths(lengths)
     beams = beam_search(model, encoded, limits, beam=4)
-    for hyps in beams:
+    for hyps, limit in zip(beams, limits.tolist(), strict=True):
         scores = [h.score for h in hyps]
-        assert scores == sorted(scores, reverse=True) and len(hyps) == 4
+        assert scores == sorted(scores, reverse=True) and 1 <= len(hyps) <= 4
+        for h in hyps:  # each ended with </s>: one attention row more than pieces
+            assert len(h.weights) == len(h.tokens) + 1 <= limit
     for g, hyps in zip(greedy(model, encoded, limits), beams, strict=True):
         assert hyps[0].score >= g.score - 1e-5
 
