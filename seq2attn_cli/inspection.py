@@ -79,7 +79,7 @@ def explain(
 ) -> tuple[Translation, list[Step]]:
     """Translate `source` (or force-decode `target`) and record every decoding step."""
     model, sub = translator.model, translator.subwords
-    text, src_ids, _ = translator.prepare(source)
+    ((text, src_ids, _),) = translator.prepare([source])
     if not src_ids:
         raise ValueError("nothing to inspect: the sentence is empty")
     if target is None:  # the model's own greedy translation, piece for piece

@@ -84,21 +84,22 @@ class Translator:
             model = quantize(model)
         return cls(model=model.to(device), subwords=subwords, config=config, device=device)
 
-    def prepare(self, text: str) -> tuple[str, list[int], bool]:
-        """Clean a source line and cut it to the model's limits; (text, ids, truncated)."""
-        text = clean(text)
-        truncated = len(text) > self.max_chars
-        text = text[: self.max_chars]
-        ids = self.subwords.encode([text])[0] if text else []
-        if len(ids) > self.max_pieces:
-            ids, truncated = ids[: self.max_pieces], True
-        return text, ids, truncated
+    def prepare(self, texts: list[str]) -> list[tuple[str, list[int], bool]]:
+        """Clean source lines and cut them to the model's limits; (text, ids, truncated) each."""
+        cleaned = [clean(t) for t in texts]
+        cut = [t[: self.max_chars] for t in cleaned]
+        # one call for all: SentencePiece spends ~60 us per call on 1-line batches
+        prepared = []
+        for text, whole, ids in zip(cut, cleaned, self.subwords.encode(cut), strict=True):
+            truncated = len(whole) > len(text) or len(ids) > self.max_pieces
+            prepared.append((text, ids[: self.max_pieces], truncated))
+        return prepared
 
     def translate(
         self, texts: list[str], *, beam: int = 5, batch_size: int = 64
     ) -> list[Translation]:
         """Translate each text; an empty or blank text gives an empty translation."""
-        prepared = [self.prepare(t) for t in texts]
+        prepared = self.prepare(texts)
         todo = [i for i, (_, ids, _) in enumerate(prepared) if ids]
         hyps = translate_ids(
             self.model, [prepared[i][1] for i in todo], beam=beam, batch_size=batch_size
