@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 from safetensors import SafetensorError
-from safetensors.torch import load, save
+from safetensors.torch import load_file, save
 
 from .config import FORMAT_VERSION, ModelConfig, from_dict
 from .seq2seq import Seq2Seq, state_size
@@ -99,7 +99,7 @@ def read_tensors(path: Path) -> dict[str, torch.Tensor]:
     """Read a safetensors file, turning truncation or tampering into a ModelError."""
     regular(path)
     try:
-        return load(path.read_bytes())
+        return load_file(path)  # read through mmap: no second copy of the file in memory
     except FileNotFoundError:
         raise ModelError(f"{path}: missing") from None
     except (SafetensorError, OSError, ValueError, RuntimeError) as err:
@@ -122,7 +122,9 @@ def load_state(model: Seq2Seq, tensors: dict[str, torch.Tensor], path: Path) -> 
             )
         if not torch.isfinite(tensor.float()).all():
             raise ModelError(f"{path}: {name} holds NaN or infinite values")
-    model.load_state_dict({k: v.to(expected[k].dtype) for k, v in tensors.items()})
+    with torch.no_grad():  # one tensor at a time: no full fp32 copy of the weights at once
+        for name, value in model.state_dict(keep_vars=True).items():
+            value.copy_(tensors[name])
 
 
 def load_model(directory: str | Path) -> tuple[Seq2Seq, Subwords, dict[str, Any]]:

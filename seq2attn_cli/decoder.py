@@ -52,14 +52,30 @@ class Decoder(nn.Module):
         """Run every target step at once; return (logits, weights, last state)."""
         embedded = self.dropout(self.embedding(tgt_in))  # (batch, tgt_len, embed)
         h, state = self.rnn(embedded, state)  # (batch, tgt_len, hidden)
-        context, weights = self.attention(h, encoder_states, mask)  # (batch, tgt_len, hidden)
-        attentional = torch.tanh(self.combine(torch.cat([h, context], dim=-1)))
-        logits = self.out(self.dropout(attentional))  # (batch, tgt_len, vocab)
+        logits, weights = self.predict(h, encoder_states, mask)
         return logits, weights, state
 
     def step(
         self, prev: torch.Tensor, state: State, encoder_states: torch.Tensor, mask: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, State]:
-        """One decoding step for a batch of previous pieces: (logits, weights, new state)."""
-        logits, weights, state = self(prev.unsqueeze(1), state, encoder_states, mask)
-        return logits.squeeze(1), weights.squeeze(1), state  # (batch, vocab), (batch, src_len)
+        """One decoding step for rows of previous pieces: (logits, weights, new state).
+
+        The rows may be k beams per sentence (sentence-major) over one encoder row each:
+        the k beams then attend like k query steps, sharing their sentence's states
+        instead of k copies of them.
+        """
+        embedded = self.dropout(self.embedding(prev))[:, None]  # (rows, 1, embed)
+        h, state = self.rnn(embedded, state)  # (rows, 1, hidden)
+        sentences = encoder_states.size(0)
+        h = h.view(sentences, -1, h.size(-1))  # (sentences, beams, hidden)
+        logits, weights = self.predict(h, encoder_states, mask)
+        return logits.flatten(0, 1), weights.flatten(0, 1), state  # (rows, vocab), (rows, src)
+
+    def predict(
+        self, h: torch.Tensor, encoder_states: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Attention and output layer over decoder states h: (logits, weights)."""
+        context, weights = self.attention(h, encoder_states, mask)  # (batch, tgt_len, hidden)
+        attentional = torch.tanh(self.combine(torch.cat([h, context], dim=-1)))
+        logits = self.out(self.dropout(attentional))  # (batch, tgt_len, vocab)
+        return logits, weights  # weights: (batch, tgt_len, src_len)

@@ -93,8 +93,7 @@ def beam_search(
     k = beam
     longest = int(limits.max())
     expand = torch.arange(n, device=device).repeat_interleave(k)  # (n * k,)
-    encoded = select_encoded(encoded, expand)
-    state = encoded.init
+    state = select_state(encoded.init, expand)  # k beams per sentence; states stay one each
     scores = torch.full((n, k), float("-inf"), device=device)  # (n, k)
     scores[:, 0] = 0.0  # all beams start equal: only the first may expand at step 0
     finished = torch.zeros(n, k, dtype=torch.bool, device=device)  # (n, k)
@@ -148,7 +147,7 @@ def beam_search(
             prev, state, encoded = (
                 prev[rows],
                 select_state(state, rows),
-                select_encoded(encoded, rows),
+                select_encoded(encoded, keep),
             )
     return results
 

@@ -75,7 +75,10 @@ class Seq2Seq(nn.Module):
     def step(
         self, prev: torch.Tensor, state: State, encoded: Encoded
     ) -> tuple[torch.Tensor, torch.Tensor, State]:
-        """Log-probabilities of the next piece for each row, its attention, and the new state."""
+        """Log-probabilities of the next piece for each row, its attention, and the new state.
+
+        Rows are k beams per encoded sentence when there are k times more of them.
+        """
         logits, weights, state = self.decoder.step(prev, state, encoded.states, encoded.mask)
         return output_log_probs(logits), weights, state
 

@@ -54,7 +54,7 @@ def quantize(model: Seq2Seq) -> nn.Module:
     with warnings.catch_warnings():  # torch marks the API deprecated; it still works and pays
         warnings.simplefilter("ignore")
         return torch.ao.quantization.quantize_dynamic(
-            model, {nn.Linear, nn.GRU, nn.LSTM}, dtype=torch.qint8
+            model, {nn.Linear, nn.GRU, nn.LSTM}, dtype=torch.qint8, inplace=True
         )
 
 
