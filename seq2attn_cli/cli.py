@@ -348,7 +348,8 @@ def translate(
             from .data import line_chunks
 
             line_no = 1
-            for chunk in line_chunks(sys.stdin.buffer, chunk=batch_size * 4):
+            # big chunks sort better by length: 16 batches a chunk ~10% faster than 4 (beam 5)
+            for chunk in line_chunks(sys.stdin.buffer, chunk=batch_size * 16):
                 lines = [raw.decode("utf-8", errors="replace") for raw in chunk]
                 emit(lines, line_no)
                 line_no += len(lines)

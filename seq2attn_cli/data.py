@@ -246,16 +246,20 @@ def make_batch(
     return Batch(src=src_t, src_lengths=lengths, tgt_in=tgt_in, tgt_out=tgt_out, index=index)
 
 
-def line_chunks(stream: BinaryIO, *, chunk: int, max_bytes: int = 1 << 20) -> Iterator[list[bytes]]:
+def line_chunks(
+    stream: BinaryIO, *, chunk: int, max_bytes: int = 1 << 20, chunk_bytes: int = 1 << 24
+) -> Iterator[list[bytes]]:
     """Yield lists of up to `chunk` input lines, early when no more input is ready yet.
 
     Yielding early is what lets a slow pipe (`tail -f | s2a translate`) get each line's
     translation before the next line arrives. A line longer than `max_bytes` is cut there,
-    so memory stays bounded even on an endless line.
+    and a chunk holding `chunk_bytes` is yielded at once, so memory stays bounded even on
+    an endless line or a run of long ones.
     """
     pending = b""
     cut = False  # the pending line was cut at max_bytes: drop its bytes until the newline
     lines: list[bytes] = []
+    size = 0  # bytes in `lines`
     while data := stream.read1(1 << 16):
         if cut:
             newline = data.find(b"\n")
@@ -265,14 +269,15 @@ def line_chunks(stream: BinaryIO, *, chunk: int, max_bytes: int = 1 << 20) -> It
         *complete, pending = (pending + data).split(b"\n")
         for line in complete:
             lines.append(line[:max_bytes])
-            if len(lines) >= chunk:
+            size += len(lines[-1])
+            if len(lines) >= chunk or size >= chunk_bytes:
                 yield lines
-                lines = []
+                lines, size = [], 0
         if len(pending) > max_bytes:
             pending, cut = pending[:max_bytes], True
         if lines and not _ready(stream):
             yield lines
-            lines = []
+            lines, size = [], 0
     if pending:
         lines.append(pending)
     if lines:

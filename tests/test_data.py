@@ -98,6 +98,13 @@ def test_line_chunks_keep_every_line_and_cut_endless_ones():
     assert lines == [b"a", b"", b"   ", b"x" * 1000, b"last"]
 
 
+def test_line_chunks_hold_at_most_chunk_bytes_of_long_lines():
+    data = b"".join(b"y" * 300 + b"\n" for _ in range(10))
+    chunks = list(line_chunks(io.BytesIO(data), chunk=100, chunk_bytes=1000))
+    assert [len(c) for c in chunks] == [4, 4, 2]  # a chunk ends once it holds 1,000 bytes
+    assert sum(chunks, []) == [b"y" * 300] * 10
+
+
 @given(
     st.lists(st.text(alphabet=st.characters(blacklist_characters="\n"), max_size=30), max_size=40)
 )
