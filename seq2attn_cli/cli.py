@@ -23,6 +23,14 @@ app = typer.Typer(
 )
 err = Console(stderr=True, highlight=False)
 
+
+class StdoutConsole(Console):
+    """A rich console on stdout whose closed pipe (`| head`) ends s2a quietly, with exit 0."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True  # rich's own handler exits 1; `handled` treats it as cat does
+        raise BrokenPipeError
+
 Debug = Annotated[bool, typer.Option("--debug", help="Show full tracebacks on errors.")]
 ModelDir = Annotated[
     Path | None,
@@ -307,7 +315,7 @@ def translate(
 
         translator = Translator.load(directory, device=torch_device, quantized=quantize)
         out = sys.stdout
-        picture = Console() if out.isatty() else err  # heatmaps never mix into piped output
+        picture = StdoutConsole() if out.isatty() else err  # heatmaps never mix into piped output
 
         def emit(lines: list[str], line_no: int) -> None:
             for offset, t in enumerate(
@@ -410,7 +418,7 @@ def evaluate(
             figures = [r.as_dict() for r in results]
             print(json.dumps(figures[0] if len(figures) == 1 else figures, indent=1))
         else:
-            console = Console()
+            console = StdoutConsole()
             console.print(evaluation_view(results, color=_color(console), width=console.width))
 
 
@@ -438,7 +446,7 @@ def inspect(
         directory = model or default_model()
         setup_torch("cpu", threads)  # inspection runs on the CPU: it is one sentence
         translator = Translator.load(directory, quantized=False)
-        consoles = [Console()]
+        consoles = [StdoutConsole()]
         if save:  # the saved picture is always in colour, whatever the terminal is
             recorder = Console(
                 record=True,
@@ -493,7 +501,9 @@ def _show_sentence(
         )
         console.print(diagnostics_view(diagnostics([w.lstrip("▁") for w in src], weights)))
     if steps:
-        console.print(steps_view(translation.src_tokens, detail))
+        # an `--attention none` model attends to its one context vector, not to a source piece
+        columns = translation.src_tokens if translation.has_attention else ["(context vector)"]
+        console.print(steps_view(columns, detail))
 
 
 def _show_history(console: Console, directory: Path, *, pieces: bool) -> None:

@@ -110,7 +110,7 @@ def beam_search(
         vocab = step_lp.size(-1)
         candidates = scores[..., None] + step_lp.view(m, k, vocab)  # (m, k, vocab)
         if finished.any():  # a finished beam may only extend with PAD, keeping its score
-            candidates.masked_fill_(finished[..., None], float("-inf"))
+            candidates.masked_fill_(finished[..., None], -inf)
             candidates[..., PAD] = torch.where(finished, scores, candidates[..., PAD])
         scores, flat = candidates.view(m, k * vocab).topk(k, dim=-1)  # (m, k) best first
         origin, token = flat // vocab, flat % vocab  # (m, k) beam each came from, its piece

@@ -86,6 +86,17 @@ def test_endless_input_into_head_ends_quietly(tiny_model):
     assert b"Traceback" not in proc.stderr and b"BrokenPipe" not in proc.stderr, proc.stderr
 
 
+def test_inspect_into_a_closed_pipe_ends_quietly_with_exit_0(tiny_model):
+    # `true` reads nothing and exits at once: every write of s2a meets a closed pipe
+    proc = subprocess.run(
+        ["bash", "-o", "pipefail", "-c",
+         f"{sys.executable} -m seq2attn_cli inspect 'je mange pain' --model {tiny_model} | true"],
+        capture_output=True, timeout=120, env=ENV,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert b"Traceback" not in proc.stderr and b"BrokenPipe" not in proc.stderr, proc.stderr
+
+
 def test_ctrl_c_ends_cleanly_at_any_moment(tiny_model, tmp_path):
     big = tmp_path / "big.txt"
     big.write_bytes(b"je mange pain\nil voit chat\n" * 20_000)

@@ -7,7 +7,7 @@ import math
 import xml.dom.minidom
 
 import sacrebleu
-from conftest import toy_pairs, write_tsv
+from conftest import toy_pairs, train_tiny, write_tsv
 from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -110,6 +110,17 @@ def test_inspect_shows_card_sentence_target_and_history(tiny_model):
     assert "forced decoding" in forced.stdout and "alignment:" in forced.stdout
     history = runner.invoke(app, ["inspect", "--model", str(tiny_model), "--history"])
     assert history.exit_code == 0 and history.stdout.count("after epoch") >= 5
+
+
+def test_inspect_steps_of_a_model_without_attention_name_its_context_vector(
+    tmp_path, toy_corpus
+):
+    model = train_tiny(tmp_path / "none", toy_corpus, attention="none", epochs=2)
+    args = ["inspect", "--model", str(model), "je mange pain", "--steps"]
+    result = runner.invoke(app, args, env={"COLUMNS": "300"})  # one table row a line
+    assert result.exit_code == 0, result.output
+    steps = result.stdout.split("decoding step by step")[1]
+    assert "(context vector):1.00" in steps and "▁je:" not in steps
 
 
 def test_inspect_save_writes_a_valid_svg(tmp_path, tiny_model):
