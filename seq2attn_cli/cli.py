@@ -31,6 +31,7 @@ class StdoutConsole(Console):
         self.quiet = True  # rich's own handler exits 1; `handled` treats it as cat does
         raise BrokenPipeError
 
+
 Debug = Annotated[bool, typer.Option("--debug", help="Show full tracebacks on errors.")]
 ModelDir = Annotated[
     Path | None,

@@ -112,9 +112,7 @@ def test_inspect_shows_card_sentence_target_and_history(tiny_model):
     assert history.exit_code == 0 and history.stdout.count("after epoch") >= 5
 
 
-def test_inspect_steps_of_a_model_without_attention_name_its_context_vector(
-    tmp_path, toy_corpus
-):
+def test_inspect_steps_of_a_model_without_attention_name_its_context_vector(tmp_path, toy_corpus):
     model = train_tiny(tmp_path / "none", toy_corpus, attention="none", epochs=2)
     args = ["inspect", "--model", str(model), "je mange pain", "--steps"]
     result = runner.invoke(app, args, env={"COLUMNS": "300"})  # one table row a line
