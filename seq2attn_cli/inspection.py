@@ -96,9 +96,9 @@ def explain(
     decoder = model.decoder
     h, _ = decoder.rnn(decoder.embedding(tgt_in), encoded.init)  # (1, tgt_len + 1, hidden)
     scores = decoder.attention.score(h, encoded.states)  # (1, tgt_len + 1, src_len)
-    context, weights = decoder.attention(h, encoded.states, encoded.mask)
-    attentional = torch.tanh(decoder.combine(torch.cat([h, context], dim=-1)))
-    log_probs = output_log_probs(decoder.out(attentional))[0]  # (tgt_len + 1, vocab)
+    context, _ = decoder.attention(h, encoded.states, encoded.mask)  # for its size per step
+    logits, weights = decoder.predict(h, encoded.states, encoded.mask)  # as translation does
+    log_probs = output_log_probs(logits)[0]  # (tgt_len + 1, vocab)
     chosen = tgt + [EOS]
     steps = []
     for t, index in enumerate(chosen):

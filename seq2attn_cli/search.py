@@ -90,11 +90,11 @@ def beam_search(
     """
     n, src_len = encoded.mask.shape
     device = encoded.mask.device
-    k = beam
+    k, inf = beam, float("inf")
     longest = int(limits.max())
     expand = torch.arange(n, device=device).repeat_interleave(k)  # (n * k,)
     state = select_state(encoded.init, expand)  # k beams per sentence; states stay one each
-    scores = torch.full((n, k), float("-inf"), device=device)  # (n, k)
+    scores = torch.full((n, k), -inf, device=device)  # (n, k)
     scores[:, 0] = 0.0  # all beams start equal: only the first may expand at step 0
     finished = torch.zeros(n, k, dtype=torch.bool, device=device)  # (n, k)
     lengths = torch.zeros(n, k, dtype=torch.long, device=device)  # (n, k)
@@ -103,7 +103,6 @@ def beam_search(
     prev = torch.full((n * k,), BOS, dtype=torch.long, device=device)
     alive = torch.arange(n, device=device)  # sentence numbers still in the batch
     results: list[list[Hypothesis]] = [[] for _ in range(n)]
-    inf = float("inf")
     for t in range(longest):
         m = alive.numel()
         step_lp, step_w, state = model.step(prev, state, encoded)  # (m * k, vocab)
