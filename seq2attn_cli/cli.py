@@ -3,8 +3,10 @@ so `s2a --help` stays fast."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
+import shutil
 import signal
 import sys
 from contextlib import contextmanager
@@ -14,14 +16,37 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperCommand
+
+from .config import CorpusSpec, DecodeConfig, ModelConfig, TrainConfig
+from .errors import Interrupted, TrainingError
 
 app = typer.Typer(
     help="s2a: train, run and look inside an RNN encoder-decoder translator with attention.",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 err = Console(stderr=True, highlight=False)
+DECODE = DecodeConfig()  # translate, inspect and evaluate decode alike, by default
+
+
+class Command(TyperCommand):
+    """Help as other CLIs write it: `CORPUS` and `[TEXT]...` in usage, flags without `<bool>`."""
+
+    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+        """Usage pieces without the braces this Typer puts around required arguments."""
+        return [
+            piece.replace("{", "").replace("}", "") for piece in super().collect_usage_pieces(ctx)
+        ]
+
+    def get_params(self, ctx: typer.Context) -> list[Any]:
+        """The parameters, with no value placeholder shown for flags."""
+        params = super().get_params(ctx)
+        for param in params:
+            if getattr(param, "is_flag", False):
+                param.metavar = ""
+        return params
 
 
 class StdoutConsole(Console):
@@ -41,10 +66,32 @@ ModelDir = Annotated[
 ]
 Device = Annotated[str, typer.Option(help="auto | cpu | cuda | mps")]
 Threads = Annotated[int, typer.Option(help="CPU threads (0 = torch's default).")]
+Beam = Annotated[int, typer.Option(min=1, help="Beam size (1 = greedy).")]
+BatchSize = Annotated[int, typer.Option(min=1, help="Sentences decoded together.")]
+Quantize = Annotated[bool, typer.Option(help="int8 layers on CPU (faster).")]
+
+
+def _version(value: bool) -> None:
+    """Print s2a's version and exit (--version, -V)."""
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"s2a {version('seq2attn-cli')}")
+        except PackageNotFoundError:  # run from a checkout that was never installed
+            print("s2a (version unknown: not installed)")
+        raise typer.Exit()
 
 
 @app.callback()
-def _group() -> None:
+def _group(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+) -> None:
     """s2a: train, run and look inside an RNN encoder-decoder translator with attention."""
 
 
@@ -76,7 +123,7 @@ def handled(debug: bool):
     """Turn expected failures into one line and exit code 2; Ctrl-C into exit 130."""
     try:
         with interrupts_held():  # the first import of torch
-            from .data import CorpusError
+            import torch  # noqa: F401
     except KeyboardInterrupt:
         err.print("s2a: interrupted")
         raise typer.Exit(130) from None
@@ -92,15 +139,19 @@ def handled(debug: bool):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         raise typer.Exit(0) from None
-    except (CorpusError, OSError, ValueError, RuntimeError, MemoryError) as error:
+    except Interrupted as error:  # training saved its state on Ctrl-C
         if debug:
             raise
-        name = type(error).__name__
-        if name == "Interrupted":  # training saved its state on Ctrl-C
-            err.print(f"s2a: {escape(str(error))}")
-            raise typer.Exit(130) from None
-        known = isinstance(error, ValueError) or name == "TrainingError"
-        fail(str(error) if known else f"{name}: {error}")
+        err.print(f"s2a: {escape(str(error))}")
+        raise typer.Exit(130) from None
+    except (ValueError, TrainingError) as error:  # CorpusError, ModelError: the message says it
+        if debug:
+            raise
+        fail(str(error))
+    except (OSError, RuntimeError, MemoryError) as error:
+        if debug:
+            raise
+        fail(f"{type(error).__name__}: {error}")
     except Exception as error:  # unforeseen input (or a bug): still one line, not a traceback
         if debug:
             raise
@@ -130,54 +181,130 @@ def setup_torch(device: str, threads: int) -> Any:
     return torch.device(device)
 
 
-def default_model() -> Path:
-    """The model directory to use when --model is not given."""
+def model_dir(given: Path | None, *, option: str = "--model") -> Path:
+    """The model directory to use, checked before any work: an error says where it came from."""
     env = os.environ.get("S2A_MODEL")
-    if env:
-        return Path(env)
-    embedded = Path(__file__).parent / "models" / "fr-en"
-    if not (embedded / "config.json").exists():
-        fail(
-            "no model: the embedded default model is missing; train one with "
-            "`s2a train CORPUS --out DIR` and pass --model DIR (or set S2A_MODEL)"
-        )
-    return embedded
+    if given is not None:
+        path, origin = given, f"{option} {given}"
+    elif env:
+        path, origin = Path(env), f"$S2A_MODEL={env}"
+    else:
+        path, origin = Path(__file__).parent / "models" / "fr-en", "the embedded model"
+        if not (path / "config.json").exists():
+            fail(
+                "no model: the embedded default model is missing; train one with "
+                "`s2a train CORPUS --out DIR` and pass --model DIR (or set S2A_MODEL)"
+            )
+    if not path.exists():
+        fail(f"{origin}: no such directory")
+    if not path.is_dir():
+        fail(f"{origin}: not a directory")
+    if not (path / "config.json").exists():
+        fail(f"{origin}: not a model directory (no config.json)")
+    return path
+
+
+def check_output(path: Path, option: str) -> None:
+    """Fail now, before any work, when `path` cannot be written."""
+    import tempfile
+
+    if path.is_dir():
+        fail(f"{option} {path}: is a directory")
+    if not path.parent.is_dir():
+        fail(f"{option} {path}: no such directory {path.parent}")
+    try:  # the one sure test (permissions, read-only file systems): write a file there
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+        if path.exists() and not os.access(path, os.W_OK):
+            raise PermissionError
+    except OSError:
+        fail(f"{option} {path}: cannot write there")
+
+
+TRAIN = TrainConfig()  # the defaults of a run and of a model: one home, config.py
+MODEL = {
+    f.name: f.default
+    for f in dataclasses.fields(ModelConfig)
+    if f.init and f.default is not dataclasses.MISSING
+}
+CORPUS = CorpusSpec(path="")
+RESUMABLE_LIMITS = {"epochs", "max_steps", "max_time"}  # what --resume may change
+NOT_STORED = {"out", "resume", "nproc", "device", "threads", "debug"}
 
 
 @app.command()
 def train(
-    corpus: Annotated[Path, typer.Argument(help="Tab-separated file, one sentence pair a line.")],
+    ctx: typer.Context,
+    corpora: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            metavar="CORPUS...",
+            help="Tab-separated files (.gz/.xz too), one sentence pair a line; none with --resume.",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[Path, typer.Option(help="Model directory to write.")] = Path("model"),
-    src_col: Annotated[int, typer.Option(min=1, help="1-based source column.")] = 1,
-    tgt_col: Annotated[int, typer.Option(min=1, help="1-based target column.")] = 2,
-    valid: Annotated[Path | None, typer.Option(help="Validation TSV (same columns).")] = None,
-    valid_size: Annotated[int, typer.Option(help="Pairs held out when no --valid.")] = 1000,
-    vocab_size: Annotated[int, typer.Option(min=8, help="SentencePiece pieces (joint).")] = 8000,
-    attention: Annotated[str, typer.Option(help="general | dot | additive | none")] = "general",
-    cell: Annotated[str, typer.Option(help="gru | lstm")] = "gru",
-    embed: Annotated[int, typer.Option(min=1)] = 256,
+    weights: Annotated[
+        str,
+        typer.Option(help="Passes per epoch over each corpus, e.g. 1,2,0.1 (0.1 = a tenth)."),
+    ] = "1",
+    src_col: Annotated[
+        str, typer.Option(help="1-based source column: one for all corpora, or one each (2,1).")
+    ] = str(CORPUS.src_col),
+    tgt_col: Annotated[
+        str, typer.Option(help="1-based target column: one for all corpora, or one each.")
+    ] = str(CORPUS.tgt_col),
+    valid: Annotated[
+        list[Path] | None,
+        typer.Option(help="Validation TSV, repeatable; each is scored. Columns of corpus 1."),
+    ] = None,
+    valid_size: Annotated[
+        int, typer.Option(help="Pairs held out when no --valid.")
+    ] = TRAIN.valid_size,
+    vocab_size: Annotated[
+        int, typer.Option(min=8, help="SentencePiece pieces (joint).")
+    ] = TRAIN.vocab_size,
+    attention: Annotated[str, typer.Option(help="general | dot | additive | none")] = MODEL[
+        "attention"
+    ],
+    cell: Annotated[str, typer.Option(help="gru | lstm")] = MODEL["cell"],
+    embed: Annotated[int, typer.Option(min=1)] = MODEL["embed"],
     hidden: Annotated[
         int, typer.Option(min=2, help="Decoder size; encoder is 2 x hidden/2.")
-    ] = 512,
-    layers: Annotated[int, typer.Option(min=1)] = 1,
-    dropout: Annotated[float, typer.Option(min=0.0, max=0.99)] = 0.2,
-    batch_tokens: Annotated[int, typer.Option(min=1, help="Target pieces per batch.")] = 1500,
-    epochs: Annotated[int, typer.Option(min=1)] = 30,
-    max_steps: Annotated[int, typer.Option(min=0, help="Stop after N steps (0 = no limit).")] = 0,
-    max_time: Annotated[float, typer.Option(min=0, help="Stop after N minutes (0 = none).")] = 0,
-    lr: Annotated[float, typer.Option(min=0.0)] = 1e-3,
-    label_smoothing: Annotated[float, typer.Option(min=0.0, max=0.99)] = 0.1,
+    ] = MODEL["hidden"],
+    layers: Annotated[int, typer.Option(min=1)] = MODEL["layers"],
+    dropout: Annotated[float, typer.Option(min=0.0, max=0.99)] = MODEL["dropout"],
+    batch_tokens: Annotated[
+        int, typer.Option(min=1, help="Target pieces per batch.")
+    ] = TRAIN.batch_tokens,
+    epochs: Annotated[int, typer.Option(min=1)] = TRAIN.epochs,
+    max_steps: Annotated[
+        int, typer.Option(min=0, help="Stop after N steps (0 = no limit).")
+    ] = TRAIN.max_steps,
+    max_time: Annotated[
+        float, typer.Option(min=0, help="Stop after N minutes (0 = none).")
+    ] = TRAIN.max_time,
+    lr: Annotated[float, typer.Option(min=0.0)] = TRAIN.lr,
+    label_smoothing: Annotated[float, typer.Option(min=0.0, max=0.99)] = TRAIN.label_smoothing,
     patience: Annotated[
         int, typer.Option(min=1, help="Validations without gain before stopping.")
-    ] = 4,
-    save_every: Annotated[int, typer.Option(min=1, help="Steps between resume checkpoints.")] = 500,
-    seed: Annotated[int, typer.Option()] = 1,
-    amp: Annotated[bool, typer.Option(help="bf16 autocast (CPU and CUDA).")] = True,
-    probe: Annotated[str, typer.Option(help="Sentence whose attention is kept every epoch.")] = "",
-    casual_share: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="Share of pairs also seen typed casually.")
-    ] = 0.2,
-    resume: Annotated[bool, typer.Option(help="Continue the run in --out.")] = False,
+    ] = TRAIN.patience,
+    save_every: Annotated[
+        int, typer.Option(min=1, help="Steps between resume checkpoints.")
+    ] = TRAIN.save_every,
+    seed: Annotated[int, typer.Option()] = TRAIN.seed,
+    amp: Annotated[
+        bool, typer.Option("--amp/--no-amp", help="bf16 autocast (CPU and CUDA).")
+    ] = TRAIN.amp,
+    probe: Annotated[
+        str, typer.Option(help="Sentence whose attention is kept every epoch.")
+    ] = TRAIN.probe,
+    noise_share: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Share of pairs also seen typed as people do.")
+    ] = TRAIN.noise_share,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue the run in --out, with its stored settings.")
+    ] = False,
     nproc: Annotated[
         int, typer.Option(min=1, help="Processes on this machine, via torch's elastic launcher.")
     ] = 1,
@@ -185,62 +312,124 @@ def train(
     threads: Threads = 0,
     debug: Debug = False,
 ) -> None:
-    """Train a model on a parallel corpus into a model directory."""
+    """Train a model on one or more parallel corpora into a model directory."""
     if nproc > 1 and "WORLD_SIZE" not in os.environ:
         _launch(nproc)
         return
+    given = {
+        name for name in ctx.params
+        if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
+    }  # fmt: skip
     with handled(debug):
-        from .config import TrainConfig
-        from .progress import TrainProgress
-        from .training import train as run
+        options = {k: v for k, v in ctx.params.items() if k in MODEL}
+        fields = {f.name for f in dataclasses.fields(TrainConfig)}
+        cfg = TrainConfig(**{k: v for k, v in ctx.params.items() if k in fields})
+        if resume:
+            from .training import stored_run
 
-        cfg = TrainConfig(
-            src_col=src_col,
-            tgt_col=tgt_col,
-            valid_size=valid_size,
-            vocab_size=vocab_size,
-            batch_tokens=batch_tokens,
-            epochs=epochs,
-            max_steps=max_steps,
-            max_time=max_time,
-            lr=lr,
-            label_smoothing=label_smoothing,
-            patience=patience,
-            save_every=save_every,
-            seed=seed,
-            amp=amp,
-            probe=probe,
-            casual_share=casual_share,
-        )
-        options = dict(
-            embed=embed,
-            hidden=hidden,
-            layers=layers,
-            cell=cell,
-            attention=attention,
-            dropout=dropout,
-        )
-        from . import distributed
+            cfg, options, specs, valid_specs = _resumed(stored_run(out), ctx.params, given)
+        else:
+            if not corpora:
+                fail("give at least one CORPUS (or --resume to continue the run in --out)")
+            specs = _corpus_specs(corpora, weights=weights, src_col=src_col, tgt_col=tgt_col)
+            valid_specs = [
+                CorpusSpec(path=str(v), src_col=specs[0].src_col, tgt_col=specs[0].tgt_col)
+                for v in valid or []
+            ]
+        _train(specs, valid_specs, out=out, options=options, cfg=cfg, resume=resume,
+               device=device, threads=threads)  # fmt: skip
 
-        torch_device = distributed.init(setup_torch(device, threads))
-        main, ok = distributed.rank() == 0, False
+
+def _corpus_specs(
+    corpora: list[Path], *, weights: str, src_col: str, tgt_col: str
+) -> list[CorpusSpec]:
+    """One CorpusSpec per corpus from the comma lists of --weights, --src-col, --tgt-col."""
+
+    def per_corpus(option: str, text: str, kind: type) -> list:
         try:
-            with TrainProgress(err) as progress:
-                run(
-                    corpus=corpus,
-                    out=out,
-                    model_options=options,
-                    cfg=cfg,
-                    valid=valid,
-                    resume=resume,
-                    device=torch_device,
-                    report=progress.report,
-                )
-            ok = True
-        finally:
-            distributed.finish(ok=ok)
-        if main:
-            err.print(f"model written to [bold]{escape(str(out))}[/]")
+            values = [kind(v) for v in text.split(",")]
+        except ValueError:
+            fail(f"{option} {text!r}: expected numbers separated by commas")
+        if len(values) == 1:
+            return values * len(corpora)
+        if len(values) != len(corpora):
+            fail(f"{option} {text!r}: give one value, or one per corpus ({len(corpora)})")
+        return values
+
+    ws = per_corpus("--weights", weights, float)
+    srcs = per_corpus("--src-col", src_col, int)
+    tgts = per_corpus("--tgt-col", tgt_col, int)
+    try:
+        return [
+            CorpusSpec(path=str(c), src_col=s, tgt_col=t, weight=w)
+            for c, s, t, w in zip(corpora, srcs, tgts, ws, strict=True)
+        ]
+    except ValueError as error:
+        fail(str(error))
+        raise
+
+
+def _resumed(stored: tuple, params: dict[str, Any], given: set[str]) -> tuple:
+    """The stored run's settings with new limits; a flag that contradicts them is an error."""
+    cfg, model_config, specs, valid_specs = stored
+    now = {
+        **dataclasses.asdict(cfg), **dataclasses.asdict(model_config),
+        "corpora": [Path(s.path) for s in specs], "valid": [Path(v.path) for v in valid_specs],
+        "weights": ",".join(f"{s.weight:g}" for s in specs),
+        "src_col": ",".join(str(s.src_col) for s in specs),
+        "tgt_col": ",".join(str(s.tgt_col) for s in specs),
+    }  # fmt: skip
+    for name in sorted(given - RESUMABLE_LIMITS - NOT_STORED):
+        value, stored_value = params[name], now.get(name)
+        same = value == stored_value or (
+            isinstance(value, str) and {value} == set(str(stored_value).split(","))
+        )
+        if not same:
+            flag = "--" + name.replace("_", "-") if name != "corpora" else "CORPUS"
+            fail(
+                f"{flag} {value!s:.60} contradicts the run stored in the model directory "
+                f"({stored_value!s:.60}); --resume continues it as stored, only --epochs, "
+                "--max-steps and --max-time may change"
+            )
+    limits = {k: params[k] for k in RESUMABLE_LIMITS}
+    cfg = dataclasses.replace(cfg, **limits)
+    options = {k: getattr(model_config, k) for k in MODEL}
+    return cfg, options, specs, valid_specs
+
+
+def _train(
+    specs: list[CorpusSpec],
+    valid_specs: list[CorpusSpec],
+    *,
+    out: Path,
+    options: dict[str, Any],
+    cfg: Any,
+    resume: bool,
+    device: str,
+    threads: int,
+) -> None:
+    """Run training with progress on stderr; remove an --out it created if it fails early."""
+    from . import distributed
+    from .progress import TrainProgress
+    from .reading import check_file
+    from .training import train as run
+
+    for spec in [*specs, *valid_specs]:
+        check_file(Path(spec.path))
+    created = not out.exists()
+    torch_device = distributed.init(setup_torch(device, threads))
+    main, ok = distributed.rank() == 0, False
+    try:
+        with TrainProgress(err) as progress:
+            run(corpora=specs, out=out, model_options=options, cfg=cfg, valid=valid_specs,
+                resume=resume, device=torch_device, report=progress.report)  # fmt: skip
+        ok = True
+    finally:
+        distributed.finish(ok=ok)
+        if not ok and main and created and not (out / "config.json").exists():
+            shutil.rmtree(out, ignore_errors=True)  # nothing worth keeping was written yet
+    if main:
+        err.print(f"model written to [bold]{escape(str(out))}[/]")
 
 
 def _launch(nproc: int) -> None:
@@ -272,47 +461,120 @@ def main() -> None:
         sys.exit(130)
 
 
-def show_heatmap(console: Console, translation: Any, *, pieces: bool, title: str = "") -> None:
-    """Draw one translation's attention on a console (colour unless NO_COLOR / no colour)."""
-    from .heatmap import heatmap, word_level
+def _pharaoh(t: Any) -> str:
+    """A translation's word alignment as Pharaoh text ('' without attention)."""
+    from .alignment import pharaoh, word_alignment
 
-    if not translation.tgt_tokens:
-        return
-    if not translation.has_attention:
-        console.print("(no attention: this model decodes from a single context vector)")
-        return
-    src, tgt, weights = translation.src_tokens, translation.tgt_tokens, translation.weights
-    if not pieces:
-        src, tgt, weights = word_level(src, tgt, weights)
-        src, tgt = [w.lstrip("▁") or w for w in src], [w.lstrip("▁") or w for w in tgt]
-    color = console.color_system is not None and not console.no_color
-    console.print(heatmap(src, tgt, weights, color=color, width=console.width, title=title or None))
+    if not t.has_attention:
+        return ""
+    return pharaoh(word_alignment(t.src_tokens, t.tgt_tokens, t.weights))
 
 
-@app.command()
+def _open_input(path: Path) -> Any:
+    """The --input file opened for reading, or one error line now, before the model loads."""
+    try:
+        return path.open("rb")
+    except IsADirectoryError:
+        fail(f"--input {path}: is a directory")
+    except OSError as error:
+        fail(f"--input {path}: {error.strerror or error}")
+
+
+def _warn_about_file_names(texts: list[str]) -> None:
+    """Warn when a sentence to translate is the name of a file: the file was probably meant."""
+    for text in texts:
+        try:
+            is_file = "\n" not in text and Path(text).is_file()
+        except (OSError, ValueError):  # too long or holding NUL: not a file name
+            is_file = False
+        if is_file:
+            err.print(
+                escape(
+                    f"warning: {text!r} is also a file; translating the text as given. "
+                    f"To translate the file: s2a translate -i {text}"
+                ),
+                soft_wrap=True,
+            )
+
+
+def _input(prompt: str) -> str:
+    """input() with line editing and history (readline), its prompt on stderr, not stdout."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)  # readline writes its prompt and echo to stdout: make that the terminal
+    try:
+        return input(prompt)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _prompt(emit: Any) -> None:
+    """The interactive prompt: Up/Down recall, Ctrl-C cancels the line, Ctrl-D ends."""
+    try:
+        import readline  # noqa: F401  (importing it gives input() line editing and history)
+    except ImportError:  # no readline (Windows): a plain prompt
+        pass
+    err.print("s2a: type a sentence and press Enter (Ctrl-D to end)")
+    line_no = 1
+    while True:
+        try:
+            line = _input("> ")
+        except EOFError:  # Ctrl-D
+            err.print()
+            return
+        except KeyboardInterrupt:  # Ctrl-C: drop this line, as a shell does
+            err.print()
+            continue
+        try:
+            emit([line], line_no)
+        except KeyboardInterrupt:
+            err.print("(cancelled)")
+        line_no += 1
+
+
+@app.command(cls=Command)
 def translate(
-    text: Annotated[list[str] | None, typer.Argument(help="Sentences; none: read stdin.")] = None,
+    text: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="TEXT", help="Sentences; none or -: read stdin."),
+    ] = None,
+    input: Annotated[
+        Path | None,
+        typer.Option("--input", "-i", help="Translate this file, line by line (- = stdin)."),
+    ] = None,
     model: ModelDir = None,
-    beam: Annotated[int, typer.Option(min=1, help="Beam size (1 = greedy).")] = 5,
-    batch_size: Annotated[int, typer.Option(min=1, help="Sentences decoded together.")] = 64,
+    beam: Beam = DECODE.beam,
+    batch_size: BatchSize = DECODE.batch_size,
     heatmap: Annotated[bool, typer.Option(help="Draw each sentence's attention.")] = False,
     pieces: Annotated[bool, typer.Option(help="Heatmap over subword pieces, not words.")] = False,
     align: Annotated[bool, typer.Option(help="Append Pharaoh word alignments (tab).")] = False,
     format: Annotated[str, typer.Option("--format", help="text | jsonl")] = "text",
-    quantize: Annotated[bool, typer.Option(help="int8 layers on CPU (faster).")] = True,
+    quantize: Quantize = DECODE.quantize,
     device: Device = "auto",
     threads: Threads = 0,
     debug: Debug = False,
 ) -> None:
-    """Translate sentences given as arguments, or stdin line by line (one line out per line in)."""
+    """Translate sentences given as arguments, or a file or stdin line by line (one line out per
+    line in)."""
     import json
 
     if format not in ("text", "jsonl"):
-        fail(f"--format must be text or jsonl, not {format!r}")
+        fail(f"--format must be text or jsonl (one JSON object a line), not {format!r}")
+    texts = text or []
+    if texts == ["-"]:
+        texts, input = [], input or Path("-")
+    elif "-" in texts:
+        fail("'-' (read stdin) cannot be mixed with sentences to translate")
+    if texts and input is not None:
+        fail(f"give sentences or --input {input}, not both")
+    _warn_about_file_names(texts)
     with handled(debug):
-        directory = model or default_model()
+        stream = _open_input(input) if input is not None and str(input) != "-" else None
+        directory = model_dir(model)
         torch_device = setup_torch(device, threads)
-        from .translator import Translator, alignment, pharaoh
+        from .translator import Translator
+        from .views import heatmap_view
 
         translator = Translator.load(directory, device=torch_device, quantized=quantize)
         out = sys.stdout
@@ -331,55 +593,72 @@ def translate(
                 if format == "jsonl":
                     record = t.as_dict()
                     if align:
-                        record["alignment"] = pharaoh(alignment(t))
+                        record["alignment"] = _pharaoh(t)
                     out.write(json.dumps(record, ensure_ascii=False) + "\n")
                 else:
-                    out.write(t.text + (f"\t{pharaoh(alignment(t))}" if align else "") + "\n")
+                    out.write(t.text + (f"\t{_pharaoh(t)}" if align else "") + "\n")
                 if heatmap:
                     out.flush()
-                    show_heatmap(picture, t, pieces=pieces)
+                    view = heatmap_view(
+                        t.src_tokens,
+                        t.tgt_tokens,
+                        t.weights,
+                        pieces=pieces,
+                        color=_color(picture),
+                        width=picture.width,
+                    )
+                    if view is not None:
+                        picture.print(view)
             out.flush()
 
-        if text:
-            emit(text, 1)
-        elif sys.stdin.isatty():
-            err.print("s2a: type a sentence and press Enter (Ctrl-D to end)")
-            line_no = 1
-            while True:
-                err.print("> ", end="")  # the prompt goes to stderr: stdout carries results only
-                line = sys.stdin.readline()
-                if not line:  # Ctrl-D
-                    err.print()
-                    break
-                emit([line.rstrip("\n")], line_no)
-                line_no += 1
+        if texts:
+            emit(texts, 1)
+        elif stream is None and sys.stdin.isatty():
+            _prompt(emit)
         else:
-            from .data import line_chunks
+            from .streams import line_chunks
 
             line_no = 1
             # big chunks sort better by length: 16 batches a chunk ~10% faster than 4 (beam 5)
-            for chunk in line_chunks(sys.stdin.buffer, chunk=batch_size * 16):
+            for chunk in line_chunks(stream or sys.stdin.buffer, chunk=batch_size * 16):
                 lines = [raw.decode("utf-8", errors="replace") for raw in chunk]
                 emit(lines, line_no)
                 line_no += len(lines)
 
 
 def _color(console: Console) -> bool:
+    """Whether to draw in colour on this console (not under NO_COLOR or on a plain terminal)."""
     return console.color_system is not None and not console.no_color
 
 
-@app.command()
+def _names(directories: list[Path]) -> list[str]:
+    """What evaluation tables call each model: its directory's name, its path when names clash."""
+    names = [d.name for d in directories]
+    return [str(d) if names.count(d.name) > 1 else d.name for d in directories]
+
+
+@app.command(cls=Command)
 def evaluate(
-    test: Annotated[Path, typer.Argument(help="Test TSV: source and reference columns.")],
+    test: Annotated[
+        Path, typer.Argument(metavar="TEST", help="Test TSV: source and reference columns.")
+    ],
     model: ModelDir = None,
     src_col: Annotated[int, typer.Option(min=1)] = 1,
     tgt_col: Annotated[int, typer.Option(min=1)] = 2,
-    beam: Annotated[int, typer.Option(min=1)] = 5,
-    batch_size: Annotated[int, typer.Option(min=1)] = 64,
-    compare: Annotated[Path | None, typer.Option(help="A second model to put beside.")] = None,
+    beam: Beam = DECODE.beam,
+    batch_size: BatchSize = DECODE.batch_size,
+    compare: Annotated[
+        list[Path] | None, typer.Option(help="Another model to put beside (repeatable).")
+    ] = None,
     output: Annotated[Path | None, typer.Option(help="Write the hypotheses here.")] = None,
     format: Annotated[str, typer.Option("--format", help="text | json")] = "text",
-    quantize: Annotated[bool, typer.Option(help="int8 layers on CPU (faster).")] = True,
+    skip_bad: Annotated[
+        bool, typer.Option("--skip-bad", help="Skip malformed test lines (and say how many).")
+    ] = False,
+    check_columns: Annotated[
+        bool, typer.Option(help="Stop when the source column is not the model's source language.")
+    ] = True,
+    quantize: Quantize = DECODE.quantize,
     device: Device = "auto",
     threads: Threads = 0,
     debug: Debug = False,
@@ -388,45 +667,87 @@ def evaluate(
     import json
 
     if format not in ("text", "json"):
-        fail(f"--format must be text or json, not {format!r}")
+        fail(f"--format must be text or json (one JSON object), not {format!r}")
+    if output:
+        check_output(output, "--output")
     with handled(debug):
-        from .data import read_pairs
+        from .evaluation import column_problem, report
         from .evaluation import evaluate as run
+        from .reading import read_pairs
         from .translator import Translator
         from .views import evaluation_view
 
-        pairs, report = read_pairs(test, src_col=src_col, tgt_col=tgt_col)
-        if report.skipped:
-            err.print(
-                escape(f"{test}: skipped {sum(report.skipped.values())} lines: {report.summary()}")
+        directories = [model_dir(model)] + [model_dir(c, option="--compare") for c in compare or []]
+        pairs, read = read_pairs(test, src_col=src_col, tgt_col=tgt_col)
+        skipped = sum(read.skipped.values())
+        if skipped and not skip_bad:
+            fail(
+                f"{test}: {skipped} malformed line{'s' * (skipped != 1)} ({read.summary()}); "
+                "fix them, or pass --skip-bad to score the rest"
             )
+        if skipped:
+            lines = f"{skipped} malformed line{'s' * (skipped != 1)}"
+            err.print(escape(f"{test}: skipped {lines}: {read.summary()}"), soft_wrap=True)
         torch_device = setup_torch(device, threads)
+        translators = [  # every model loads before any translating: a bad one fails at once
+            Translator.load(d, device=torch_device, quantized=quantize) for d in directories
+        ]
+        problem = check_columns and column_problem(
+            translators[0], pairs, src_col=src_col, tgt_col=tgt_col
+        )
+        if problem:
+            fail(f"{test}: {problem}")
         results = []
-        for directory in [model or default_model()] + ([compare] if compare else []):
-            translator = Translator.load(directory, device=torch_device, quantized=quantize)
-            name = (
-                directory.name
-                if directory != compare or directory.name != (model or default_model()).name
-                else str(directory)
-            )
+        for directory, name, translator in zip(
+            directories, _names(directories), translators, strict=True
+        ):
             err.print(
                 escape(f"translating {len(pairs):,} sentences with {directory} (beam {beam})")
             )
-            results.append(run(translator, pairs, name=name, beam=beam, batch_size=batch_size))
+            results.append(
+                run(
+                    translator,
+                    pairs,
+                    name=name,
+                    model=str(directory),
+                    beam=beam,
+                    batch_size=batch_size,
+                )
+            )
         if output:
             output.write_text("".join(h + "\n" for h in results[0].hypotheses), encoding="utf-8")
         if format == "json":
-            figures = [r.as_dict() for r in results]
-            print(json.dumps(figures[0] if len(figures) == 1 else figures, indent=1))
+            figures = report(
+                results,
+                test=str(test),
+                src_col=src_col,
+                tgt_col=tgt_col,
+                sentences=len(pairs),
+                skipped=skipped,
+                beam=beam,
+                batch_size=batch_size,
+                quantized=quantize and torch_device.type == "cpu",
+            )
+            print(json.dumps(figures, indent=1))
         else:
             console = StdoutConsole()
             console.print(evaluation_view(results, color=_color(console), width=console.width))
 
 
-@app.command()
+def _decoding(beam: int, int8: bool) -> str:
+    """How inspect's translation was decoded, as its label says."""
+    search = "greedy" if beam == 1 else f"beam {beam}"
+    return f"translation ({search}, {'int8' if int8 else 'float32'})"
+
+
+@app.command(cls=Command)
 def inspect(
-    text: Annotated[str | None, typer.Argument(help="A sentence; none: the model card.")] = None,
+    text: Annotated[
+        str | None, typer.Argument(metavar="TEXT", help="A sentence; none: the model card.")
+    ] = None,
     model: ModelDir = None,
+    beam: Beam = DECODE.beam,
+    quantize: Quantize = DECODE.quantize,
     target: Annotated[str | None, typer.Option(help="Force-decode this translation.")] = None,
     steps: Annotated[bool, typer.Option(help="Show every decoding step.")] = False,
     history: Annotated[bool, typer.Option(help="Replay the probe's attention per epoch.")] = False,
@@ -434,96 +755,73 @@ def inspect(
     save: Annotated[
         Path | None, typer.Option(help="Also write the picture as .svg or .html.")
     ] = None,
+    device: Device = "auto",
     threads: Threads = 0,
     debug: Debug = False,
 ) -> None:
     """Show the model card, or how the model translates one sentence, step by step."""
+    if history and (text is not None or target or steps):
+        fail(
+            "--history replays the probe sentence of training: give it no TEXT, --target or --steps"
+        )
+    if text is None and (target or steps):
+        fail("--target and --steps need a sentence: s2a inspect TEXT ...")
     if save and save.suffix.lower() not in (".svg", ".html"):
         fail(f"--save: {save} must end in .svg or .html")
+    if save:
+        check_output(save, "--save")
     with handled(debug):
-        from .translator import Translator
-        from .views import card_view
+        directory = model_dir(model)
+        console = StdoutConsole()
+        width = max(console.width, 100) if save else console.width
+        if history:
+            from .inspection import read_history
+            from .views import history_view
 
-        directory = model or default_model()
-        setup_torch("cpu", threads)  # inspection runs on the CPU: it is one sentence
-        translator = Translator.load(directory, quantized=False)
-        consoles = [StdoutConsole()]
+            kept = read_history(directory)
+
+            def view(color: bool, width: int) -> Any:
+                return history_view(kept, pieces=pieces, color=color, width=width)
+
+        elif text is None:
+            from .inspection import model_card
+            from .translator import Translator
+            from .views import card_view
+
+            setup_torch("cpu", threads)  # the card counts parameters: the float model, on CPU
+            card = model_card(Translator.load(directory, quantized=False), directory)
+
+            def view(color: bool, width: int) -> Any:
+                return card_view(card, color=color, width=width)
+
+        else:
+            from .inspection import inspect_sentence
+            from .translator import Translator
+            from .views import sentence_view
+
+            torch_device = setup_torch(device, threads)
+            translator = Translator.load(directory, device=torch_device, quantized=quantize)
+            seen = inspect_sentence(translator, text, target=target, beam=beam)
+            int8 = quantize and torch_device.type == "cpu"
+            label = "forced decoding of the given target" if target else _decoding(beam, int8)
+
+            def view(color: bool, width: int) -> Any:
+                return sentence_view(
+                    seen, label=label, steps=steps, pieces=pieces, color=color, width=width
+                )
+
+        console.print(view(_color(console), console.width))
         if save:  # the saved picture is always in colour, whatever the terminal is
             recorder = Console(
                 record=True,
                 file=io.StringIO(),
                 color_system="truecolor",
                 force_terminal=True,
-                width=max(consoles[0].width, 100),
+                width=width,
             )
-            consoles.append(recorder)
-        for console in consoles:
-            if history:
-                _show_history(console, directory, pieces=pieces)
-            elif text is None:
-                from .inspection import model_card
-
-                card = model_card(translator, directory)
-                console.print(card_view(card, color=_color(console), width=console.width))
-            else:
-                _show_sentence(console, translator, text, target=target, steps=steps, pieces=pieces)
-        if save:
+            recorder.print(view(True, width))
             if save.suffix.lower() == ".svg":
                 save.write_text(recorder.export_svg(title="s2a inspect"), encoding="utf-8")
             else:
                 save.write_text(recorder.export_html(), encoding="utf-8")
             err.print(escape(f"saved {save}"))
-
-
-def _show_sentence(
-    console: Console, translator: Any, text: str, *, target: str | None, steps: bool, pieces: bool
-) -> None:
-    """Heatmap, diagnostics and (optionally) every step of one sentence."""
-    from .heatmap import word_level
-    from .inspection import diagnostics, explain
-    from .translator import alignment, pharaoh
-    from .views import diagnostics_view, steps_view
-
-    translation, detail = explain(translator, text, target)
-    label = "forced decoding of the given target" if target else "translation (greedy)"
-    console.print(f"[bold]source:[/]   {escape(translation.source)}")
-    console.print(f"[bold]{label}:[/] {escape(translation.text)}")
-    console.print(f"score: {translation.score:.3f} log-probability per piece")
-    if target:
-        console.print(
-            "per-piece log-probability: "
-            + escape("  ".join(f"{s.piece}:{s.log_prob:.2f}" for s in detail))
-        )
-        console.print(f"alignment: {pharaoh(alignment(translation))}")
-    show_heatmap(console, translation, pieces=pieces)
-    if translation.has_attention:
-        src, _, weights = word_level(
-            translation.src_tokens, translation.tgt_tokens, translation.weights
-        )
-        console.print(diagnostics_view(diagnostics([w.lstrip("▁") for w in src], weights)))
-    if steps:
-        # an `--attention none` model attends to its one context vector, not to a source piece
-        columns = translation.src_tokens if translation.has_attention else ["(context vector)"]
-        console.print(steps_view(columns, detail))
-
-
-def _show_history(console: Console, directory: Path, *, pieces: bool) -> None:
-    """Replay the probe sentence's heatmap after every epoch of training."""
-    from .checkpoint import HISTORY, read_json
-    from .translator import Translation
-
-    path = directory / HISTORY
-    if not path.exists():
-        fail(f"{path}: missing (the model was trained without a probe sentence)")
-    data = read_json(path)
-    console.print(f"[bold]probe:[/] {escape(str(data.get('probe', '')))}")
-    for entry in data.get("epochs", []):
-        t = Translation(
-            source="",
-            text="",
-            score=0.0,
-            src_tokens=entry["source"],
-            tgt_tokens=entry["target"],
-            weights=entry["weights"],
-        )
-        show_heatmap(console, t, pieces=pieces, title=f"after epoch {entry['epoch']:.3g}")

@@ -1,51 +1,60 @@
-"""Measuring a model: validation during training, and test sets (BLEU, chrF, by length)."""
+"""Scoring a model on a test set: BLEU, chrF, and BLEU by source length (sacrebleu)."""
 
 from __future__ import annotations
 
-import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import sacrebleu
-import torch
 
-from .config import BOS, EOS, TrainConfig
-from .corpus import Prepared
-from .data import BUCKETS, bucket_of, make_batch
-from .loss import label_smoothed_loss
-from .search import translate_ids
-from .seq2seq import Seq2Seq
+from . import languages
+from .reading import BUCKETS, bucket_of
 from .translator import Translator
 
-__all__ = ["BUCKETS", "Scores", "bucket_of", "evaluate", "probe_attention", "score", "validate"]
+__all__ = ["BUCKETS", "Scores", "bucket_of", "column_problem", "evaluate", "report", "score"]
+
+
+SCHEMA = 1  # of `s2a evaluate --format json`; bump when a field changes meaning or goes
 
 
 @dataclass
 class Scores:
     """What `s2a evaluate` reports for one model."""
 
-    model: str
+    name: str  # what tables call it: the directory's name, or its path when names clash
+    model: str  # the model directory
     sentences: int
     seconds: float
     bleu: float
     chrf: float
-    signature: str
+    signature: dict[str, str]  # sacrebleu's signatures: "bleu", "chrf"
     buckets: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> count, bleu
     hypotheses: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready figures (hypotheses left out)."""
-        return {k: v for k, v in self.__dict__.items() if k != "hypotheses"}
+        """JSON-ready figures of one model (hypotheses left out)."""
+        return {
+            "model": self.model,
+            "name": self.name,
+            "bleu": self.bleu,
+            "chrf": self.chrf,
+            "signature": self.signature,
+            "seconds": self.seconds,
+            "sentences_per_second": self.sentences / max(self.seconds, 1e-9),
+            "buckets": self.buckets,
+        }
 
 
 def score(
     hypotheses: list[str], references: list[str], sources: list[str]
-) -> tuple[float, float, str, dict[str, dict[str, Any]]]:
-    """Corpus BLEU, chrF, BLEU's signature, and BLEU per source-length bucket."""
-    bleu = sacrebleu.metrics.BLEU()
+) -> tuple[float, float, dict[str, str], dict[str, dict[str, Any]]]:
+    """Corpus BLEU, chrF, their sacrebleu signatures, and BLEU per source-length bucket."""
+    bleu, chrf = sacrebleu.metrics.BLEU(), sacrebleu.metrics.CHRF()
     overall = bleu.corpus_score(hypotheses, [references])
-    chrf = sacrebleu.metrics.CHRF().corpus_score(hypotheses, [references])
+    chrf_score = chrf.corpus_score(hypotheses, [references])
+    signature = {"bleu": str(bleu.get_signature()), "chrf": str(chrf.get_signature())}
     buckets: dict[str, dict[str, Any]] = {}
     for name, _, _ in BUCKETS:
         index = [i for i, s in enumerate(sources) if bucket_of(s) == name]
@@ -55,11 +64,17 @@ def score(
                 [hypotheses[i] for i in index], [[references[i] for i in index]]
             ).score
         buckets[name] = {"count": len(index), "bleu": value}
-    return overall.score, chrf.score, str(bleu.get_signature()), buckets
+    return overall.score, chrf_score.score, signature, buckets
 
 
 def evaluate(
-    translator: Translator, pairs: list[tuple[str, str]], *, name: str, beam: int, batch_size: int
+    translator: Translator,
+    pairs: list[tuple[str, str]],
+    *,
+    name: str,
+    model: str,
+    beam: int,
+    batch_size: int,
 ) -> Scores:
     """Translate the sources of `pairs` and score them against the targets."""
     sources = [s for s, _ in pairs]
@@ -69,7 +84,8 @@ def evaluate(
     seconds = time.perf_counter() - start
     bleu, chrf, signature, buckets = score(hypotheses, references, sources)
     return Scores(
-        model=name,
+        name=name,
+        model=model,
         sentences=len(pairs),
         seconds=seconds,
         bleu=bleu,
@@ -80,48 +96,30 @@ def evaluate(
     )
 
 
-def validate(
-    model: Seq2Seq, data: Prepared, cfg: TrainConfig, device: torch.device
-) -> dict[str, Any]:
-    """Validation loss, perplexity, greedy BLEU/chrF and three sample translations."""
-    model.eval()
-    total, tokens = 0.0, 0
-    with torch.inference_mode():
-        index = list(range(len(data.valid_src)))
-        for start in range(0, len(index), 64):
-            batch = make_batch(
-                data.valid_src, data.valid_tgt, index[start : start + 64], bos=BOS, eos=EOS
-            )
-            logits, _ = model(batch.src.to(device), batch.src_lengths, batch.tgt_in.to(device))
-            total += float(label_smoothed_loss(logits, batch.tgt_out.to(device), 0.0))
-            tokens += batch.tgt_tokens
-        hyps = translate_ids(model, data.valid_src, beam=1, batch_size=128)
-    pieces = model.tgt_pieces.tolist()
-    texts = [data.subwords.decode([pieces[t] for t in h.tokens]) for h in hyps]
-    refs = [t for _, t in data.valid_pairs]
-    loss = total / max(tokens, 1)
-    model.train()
-    return {
-        "valid_loss": loss,
-        "valid_ppl": math.exp(min(loss, 50)),
-        "valid_bleu": sacrebleu.corpus_bleu(texts, [refs]).score,
-        "valid_chrf": sacrebleu.corpus_chrf(texts, [refs]).score,
-        "samples": [
-            {"source": s, "reference": r, "hypothesis": h}
-            for (s, r), h in list(zip(data.valid_pairs, texts, strict=True))[:3]
-        ],
-    }
+def report(results: list[Scores], **run: Any) -> dict[str, Any]:
+    """The `--format json` object: one shape for one model or several (see the README)."""
+    return {"schema": SCHEMA, **run, "models": [r.as_dict() for r in results]}
 
 
-def probe_attention(model: Seq2Seq, data: Prepared, text: str) -> dict[str, Any]:
-    """Translate the probe sentence and keep its pieces and attention weights."""
-    src = data.subwords.encode([text])[0]
-    model.eval()
-    hyp = translate_ids(model, [src], beam=1, batch_size=1)[0]
-    model.train()
-    pieces = model.tgt_pieces.tolist()
-    return {
-        "source": data.subwords.pieces(src) + ["</s>"],
-        "target": data.subwords.pieces([pieces[t] for t in hyp.tokens]) + ["</s>"],
-        "weights": [[round(w, 4) for w in row] for row in hyp.weights],
-    }
+def column_problem(
+    translator: Translator, pairs: list[tuple[str, str]], *, src_col: int, tgt_col: int
+) -> str | None:
+    """What looks wrong with the test file's column order for this model; None if nothing."""
+    recorded = translator.config.get("corpus", {}).get("languages")
+    expected = (None, None)
+    if isinstance(recorded, dict):
+        expected = (recorded.get("source"), recorded.get("target"))
+    writable = set(translator.tgt_pieces)
+
+    def output_share(texts: Sequence[str]) -> float:
+        ids = [i for row in translator.subwords.encode(list(texts)) for i in row]
+        return sum(i in writable for i in ids) / max(len(ids), 1)
+
+    return languages.column_problem(
+        [s for s, _ in pairs],
+        [t for _, t in pairs],
+        src_col=src_col,
+        tgt_col=tgt_col,
+        expected=expected,
+        output_share=output_share,
+    )

@@ -14,8 +14,11 @@ from typing import Any
 
 import torch
 
+from .alignment import WORD_START, word_level
+from .checkpoint import HISTORY, read_json
 from .config import BOS, EOS, PAD
-from .data import clean
+from .errors import ModelError
+from .reading import normalize
 from .seq2seq import output_log_probs
 from .translator import EOS_PIECE, Translation, Translator
 
@@ -60,6 +63,14 @@ def model_card(translator: Translator, directory: Path) -> dict[str, Any]:
     }
 
 
+def read_history(directory: Path) -> dict[str, Any]:
+    """The probe sentence's attention after every epoch, as training kept it (history.json)."""
+    path = directory / HISTORY
+    if not path.exists():
+        raise ModelError(f"{path}: missing (the model was trained without a probe sentence)")
+    return read_json(path)
+
+
 @dataclass(frozen=True)
 class Step:
     """One decoding step, as the walkthrough tells it."""
@@ -73,42 +84,84 @@ class Step:
     candidates: list[tuple[str, float]]  # top-5 next pieces with probabilities
 
 
+@dataclass(frozen=True)
+class Inspection:
+    """One sentence as `s2a inspect` shows it: its translation, every step, diagnostics."""
+
+    translation: Translation  # as `s2a translate` gives it, or the forced target
+    steps: list[Step]
+    diagnostics: dict[str, Any]  # see diagnostics(); empty without attention
+    forced: bool  # the translation is a given target, force-decoded
+
+
+def inspect_sentence(
+    translator: Translator, source: str, *, target: str | None = None, beam: int = 5
+) -> Inspection:
+    """Translate `source` as `s2a translate` does (or force-decode `target`) and explain it."""
+    translation, steps = explain(translator, source, target, beam=beam)
+    diag: dict[str, Any] = {}
+    if translation.has_attention:
+        src, _, weights = word_level(
+            translation.src_tokens, translation.tgt_tokens, translation.weights
+        )
+        diag = diagnostics([w.lstrip(WORD_START) for w in src], weights)
+    return Inspection(translation=translation, steps=steps, diagnostics=diag, forced=bool(target))
+
+
 @torch.inference_mode()
 def explain(
-    translator: Translator, source: str, target: str | None = None
+    translator: Translator, source: str, target: str | None = None, *, beam: int = 5
 ) -> tuple[Translation, list[Step]]:
-    """Translate `source` (or force-decode `target`) and record every decoding step."""
-    model, sub = translator.model, translator.subwords
+    """Translate `source` as translate does (or force-decode `target`); record every step.
+
+    The steps replay the chosen pieces with teacher forcing: the same decoder states the
+    search went through for them, so the same weights up to rounding.
+    """
+    sub = translator.subwords
     ((text, src_ids, _),) = translator.prepare([source])
     if not src_ids:
         raise ValueError("nothing to inspect: the sentence is empty")
-    if target is None:  # the model's own greedy translation, piece for piece
-        out = translator.translate([source], beam=1)[0]
-        ids = [sub.sp.piece_to_id(p) for p in out.tgt_tokens[:-1]]
-    else:
-        ids = sub.encode([clean(target)])[0]
+    if target is None:  # the translation `s2a translate` gives, piece for piece
+        translation = translator.translate([source], beam=beam)[0]
+        ids = [sub.sp.piece_to_id(p) for p in translation.tgt_tokens[:-1]]
+        return translation, _steps(translator, src_ids, ids)
+    ids = sub.encode([normalize(target)])[0]
+    steps = _steps(translator, src_ids, ids)
+    translation = Translation(
+        source=text,
+        text=sub.decode(ids),
+        score=sum(s.log_prob for s in steps) / len(steps),
+        src_tokens=sub.pieces(src_ids) + [EOS_PIECE],
+        tgt_tokens=sub.pieces(ids) + [EOS_PIECE],
+        weights=[s.weights for s in steps],
+    )
+    return translation, steps
+
+
+def _steps(translator: Translator, src_ids: list[int], ids: list[int]) -> list[Step]:
+    """Force-decode target pieces `ids` after source `src_ids`; one Step per piece and </s>."""
+    model, sub, device = translator.model, translator.subwords, translator.device
     to_index = {p: i for i, p in enumerate(translator.tgt_pieces)}
     tgt = [to_index.get(p, 1) for p in ids]  # pieces the model cannot produce become <unk>
-    tgt_pieces = sub.pieces(ids)
-    src = torch.tensor([src_ids + [EOS]])  # (1, src_len)
+    tgt_pieces = sub.pieces(ids) + [EOS_PIECE]
+    src = torch.tensor([src_ids + [EOS]], device=device)  # (1, src_len)
     encoded = model.encode(src, torch.tensor([src.size(1)]))
-    tgt_in = torch.tensor([[BOS] + tgt])  # (1, tgt_len + 1)
+    tgt_in = torch.tensor([[BOS] + tgt], device=device)  # (1, tgt_len + 1)
     decoder = model.decoder
     h, _ = decoder.rnn(decoder.embedding(tgt_in), encoded.init)  # (1, tgt_len + 1, hidden)
     scores = decoder.attention.score(h, encoded.states)  # (1, tgt_len + 1, src_len)
     context, _ = decoder.attention(h, encoded.states, encoded.mask)  # for its size per step
     logits, weights = decoder.predict(h, encoded.states, encoded.mask)  # as translation does
     log_probs = output_log_probs(logits)[0]  # (tgt_len + 1, vocab)
-    chosen = tgt + [EOS]
     steps = []
-    for t, index in enumerate(chosen):
+    for t, index in enumerate(tgt + [EOS]):
         top = log_probs[t].exp().topk(5)
         steps.append(
             Step(
-                piece=(tgt_pieces + [EOS_PIECE])[t],
+                piece=tgt_pieces[t],
                 log_prob=float(log_probs[t, index]),
                 scores=scores[0, t].float().tolist(),
-                weights=weights[0, t].tolist(),
+                weights=weights[0, t].float().tolist(),
                 context_norm=float(context[0, t].norm()),
                 state_norm=float(h[0, t].norm()),
                 candidates=[
@@ -117,16 +170,7 @@ def explain(
                 ],
             )
         )
-    total = sum(s.log_prob for s in steps)
-    translation = Translation(
-        source=text,
-        text=sub.decode(ids),
-        score=total / len(steps),
-        src_tokens=sub.pieces(src_ids) + [EOS_PIECE],
-        tgt_tokens=tgt_pieces + [EOS_PIECE],
-        weights=[s.weights for s in steps],
-    )
-    return translation, steps
+    return steps
 
 
 def _piece(translator: Translator, index: int) -> str:

@@ -1,6 +1,8 @@
-"""Rich renderables for the model card, decoding steps, diagnostics and evaluation figures.
+"""Rich renderables for what s2a shows: heatmaps of translations, the model card, decoding
+steps, diagnostics and evaluation figures.
 
-Plain data in (dicts and lists from inspection and evaluation), renderables out; no torch.
+Plain data in (translations, dicts and lists from inspection and evaluation), renderables
+out; no torch.
 """
 
 from __future__ import annotations
@@ -11,7 +13,86 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from .heatmap import bar_chart, line_chart
+from .alignment import pharaoh, word_alignment, word_level
+from .charts import bar_chart, line_chart
+from .heatmap import heatmap
+
+
+def attends(src: list[str], weights: list[list[float]]) -> bool:
+    """False for `--attention none` models: their one column is the single context vector."""
+    return bool(weights) and len(weights[0]) == len(src)
+
+
+def heatmap_view(
+    src: list[str],
+    tgt: list[str],
+    weights: list[list[float]],
+    *,
+    pieces: bool,
+    color: bool,
+    width: int,
+    title: str = "",
+) -> RenderableType | None:
+    """One translation's attention (rows target, columns source), over words unless `pieces`."""
+    if not tgt:
+        return None
+    if not attends(src, weights):
+        return Text("(no attention: this model decodes from a single context vector)")
+    if not pieces:
+        src, tgt, weights = word_level(src, tgt, weights)
+    return heatmap(src, tgt, weights, color=color, width=width, title=title or None)
+
+
+def sentence_view(
+    seen: Any, *, label: str, steps: bool, pieces: bool, color: bool, width: int
+) -> RenderableType:
+    """What `s2a inspect TEXT` shows: the translation, its heatmap, diagnostics and steps."""
+    t = seen.translation
+    has_attention = attends(t.src_tokens, t.weights)
+    lines: list[RenderableType] = [
+        Text.assemble(("source:", "bold"), f"   {t.source}"),
+        Text.assemble((f"{label}:", "bold"), f" {t.text}"),
+        Text(f"score: {t.score:.3f} log-probability per piece"),
+    ]
+    if seen.forced:
+        per_piece = "  ".join(f"{s.piece}:{s.log_prob:.2f}" for s in seen.steps)
+        lines.append(Text(f"per-piece log-probability: {per_piece}"))
+        pairs = word_alignment(t.src_tokens, t.tgt_tokens, t.weights) if has_attention else []
+        lines.append(Text(f"alignment: {pharaoh(pairs)}"))
+    picture = heatmap_view(
+        t.src_tokens, t.tgt_tokens, t.weights, pieces=pieces, color=color, width=width
+    )
+    if picture is not None:
+        lines.append(picture)
+    if has_attention:
+        lines.append(diagnostics_view(seen.diagnostics))
+    if steps:
+        # an `--attention none` model attends to its one context vector, not to a source piece
+        columns = t.src_tokens if has_attention else ["(context vector)"]
+        lines.append(steps_view(columns, seen.steps))
+    return Group(*lines)
+
+
+def history_view(
+    history: dict[str, Any], *, pieces: bool, color: bool, width: int
+) -> RenderableType:
+    """The probe sentence's heatmap after every epoch of training (history.json)."""
+    lines: list[RenderableType] = [
+        Text.assemble(("probe:", "bold"), f" {history.get('probe', '')!s}")
+    ]
+    for entry in history.get("epochs", []):
+        picture = heatmap_view(
+            entry["source"],
+            entry["target"],
+            entry["weights"],
+            pieces=pieces,
+            color=color,
+            width=width,
+            title=f"after epoch {entry['epoch']:.3g}",
+        )
+        if picture is not None:
+            lines.append(picture)
+    return Group(*lines)
 
 
 def _kv(title: str, rows: list[tuple[str, str]]) -> Table:
@@ -174,7 +255,7 @@ def evaluation_view(results: list[Any], *, color: bool, width: int) -> Renderabl
         summary.add_column(name, justify="left" if name == "model" else "right")
     for r in results:
         summary.add_row(
-            r.model,
+            r.name,
             f"{r.sentences:,}",
             f"{r.bleu:.2f}",
             f"{r.chrf:.2f}",
@@ -188,7 +269,7 @@ def evaluation_view(results: list[Any], *, color: bool, width: int) -> Renderabl
     table.add_column("length")
     table.add_column("sentences", justify="right")
     for r in results:
-        table.add_column(r.model, justify="right")
+        table.add_column(r.name, justify="right")
     for label in labels:
         values = [r.buckets[label]["bleu"] for r in results]
         table.add_row(
@@ -198,10 +279,10 @@ def evaluation_view(results: list[Any], *, color: bool, width: int) -> Renderabl
         )
     chart = bar_chart(
         labels,
-        {r.model: [r.buckets[k]["bleu"] for k in labels] for r in results},
+        {r.name: [r.buckets[k]["bleu"] for k in labels] for r in results},
         color=color,
         width=width,
         maximum=100.0,
     )
-    signature = Text(f"sacrebleu: {results[0].signature}", style="dim")
+    signature = Text(f"sacrebleu: {results[0].signature['bleu']}", style="dim")
     return Group(summary, Text(), table, Text(), chart, signature)

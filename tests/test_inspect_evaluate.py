@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import math
 import xml.dom.minidom
+from pathlib import Path
 
+import pytest
 import sacrebleu
 from conftest import toy_pairs, train_tiny, write_tsv
 from hypothesis import given
@@ -55,11 +57,13 @@ def test_buckets_cover_every_sentence_exactly_once(lengths):
 
 def test_evaluate_bleu_equals_sacrebleu_on_the_same_hypotheses(tiny_model):
     pairs = toy_pairs(40, seed=11, max_words=12)
-    result = evaluate(Translator.load(tiny_model), pairs, name="tiny", beam=3, batch_size=16)
+    translator = Translator.load(tiny_model)
+    result = evaluate(translator, pairs, name="tiny", model="m", beam=3, batch_size=16)
     refs = [t for _, t in pairs]
     assert math.isclose(result.bleu, sacrebleu.corpus_bleu(result.hypotheses, [refs]).score)
     assert math.isclose(result.chrf, sacrebleu.corpus_chrf(result.hypotheses, [refs]).score)
-    assert result.signature.startswith("nrefs:1|case:mixed")
+    assert result.signature["bleu"].startswith("nrefs:1|case:mixed")
+    assert result.signature["chrf"].startswith("nrefs:1|case:mixed")
 
 
 def test_diagnostics_flag_unattended_words_and_eos_soak():
@@ -93,7 +97,8 @@ def test_evaluate_compare_prints_both_models_by_length(tmp_path, tiny_model):
         app, ["evaluate", str(test), "--model", str(tiny_model), "--format", "json"]
     )
     figures = json.loads(result.stdout)
-    assert figures["sentences"] == 30 and set(figures["buckets"]) == {b for b, _, _ in BUCKETS}
+    assert figures["sentences"] == 30 and len(figures["models"]) == 1
+    assert set(figures["models"][0]["buckets"]) == {b for b, _, _ in BUCKETS}
 
 
 def test_inspect_shows_card_sentence_target_and_history(tiny_model):
@@ -136,3 +141,127 @@ def test_brackets_in_a_sentence_are_shown_as_typed(tiny_model):
     result = runner.invoke(app, ["inspect", "--model", str(tiny_model), "il voit [red] chat [/]"])
     assert result.exit_code == 0, result.output
     assert "il voit [red] chat [/]" in result.stdout
+
+
+def _shown_translation(output: str) -> str:
+    """The translation line of `s2a inspect TEXT`: 'translation (beam 5, int8): ...'."""
+    line = next(x for x in output.splitlines() if x.startswith("translation ("))
+    return line.split("): ", 1)[1]
+
+
+@pytest.mark.parametrize("beam", ["1", "5"])
+def test_inspect_shows_the_translation_translate_gives(beam):
+    """The shipped model, whatever it is today: both commands, the same flags, the same text."""
+    for text in ("Je suis boulanger.", "je suis étudiant", "Il fait beau aujourd'hui."):
+        translated = runner.invoke(app, ["translate", "--beam", beam, text])
+        inspected = runner.invoke(app, ["inspect", "--beam", beam, text], env={"COLUMNS": "300"})
+        assert translated.exit_code == 0 and inspected.exit_code == 0, inspected.output
+        assert _shown_translation(inspected.stdout) == translated.stdout.rstrip("\n")
+        search = "greedy" if beam == "1" else f"beam {beam}"
+        assert f"translation ({search}, int8):" in inspected.stdout
+
+
+def test_inspect_without_quantization_matches_translate_without_it(tiny_model):
+    for beam in ("1", "3"):
+        args = ["--model", str(tiny_model), "--beam", beam, "--no-quantize", "il voit grand chat"]
+        translated = runner.invoke(app, ["translate", *args])
+        inspected = runner.invoke(app, ["inspect", *args, "--steps"], env={"COLUMNS": "300"})
+        assert _shown_translation(inspected.stdout) == translated.stdout.rstrip("\n")
+        assert "float32" in inspected.stdout and "decoding step by step" in inspected.stdout
+
+
+def test_inspect_refuses_options_it_would_otherwise_ignore(tiny_model):
+    for args in (["bonjour", "--history"], ["--steps"], ["--target", "I eat"]):
+        result = runner.invoke(app, ["inspect", "--model", str(tiny_model), *args])
+        assert result.exit_code == 2 and result.stdout == ""
+        assert result.stderr.count("\n") == 1 and "s2a: error:" in result.stderr
+
+
+def test_inspect_save_into_a_missing_directory_fails_before_showing_anything(tiny_model, tmp_path):
+    path = tmp_path / "no" / "heat.svg"
+    result = runner.invoke(app, ["inspect", "--model", str(tiny_model), "je", "--save", str(path)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "--save" in result.stderr and str(path.parent) in result.stderr
+
+
+def test_evaluate_checks_outputs_and_every_model_before_translating(tiny_model, tmp_path):
+    test = write_tsv(tmp_path / "test.tsv", toy_pairs(10, seed=3))
+    (tmp_path / "empty").mkdir()
+    cases = [
+        (["--compare", str(tmp_path / "empty")], "--compare", "not a model directory"),
+        (["--compare", str(tmp_path / "gone")], "--compare", "no such directory"),
+        (["--output", str(tmp_path / "no" / "h.txt")], "--output", "no such directory"),
+    ]
+    for extra, option, says in cases:
+        result = runner.invoke(app, ["evaluate", str(test), "--model", str(tiny_model), *extra])
+        assert result.exit_code == 2 and result.stdout == ""
+        assert option in result.stderr and says in result.stderr
+        assert "translating" not in result.stderr  # nothing was translated first
+
+
+def test_model_errors_say_where_the_directory_came_from(tmp_path):
+    result = runner.invoke(app, ["translate", "hi"], env={"S2A_MODEL": str(tmp_path / "nope")})
+    assert result.exit_code == 2
+    assert f"$S2A_MODEL={tmp_path / 'nope'}: no such directory" in result.stderr
+    result = runner.invoke(app, ["evaluate", "t.tsv", "--model", str(tmp_path)])
+    assert f"--model {tmp_path}: not a model directory (no config.json)" in result.stderr
+
+
+def test_evaluate_refuses_malformed_lines_unless_told_to_skip_them(tiny_model, tmp_path):
+    lines = [f"{s}\t{t}" for s, t in toy_pairs(12, seed=4)]
+    lines[5] = lines[5].replace("\t", " ")  # no tab
+    test = tmp_path / "test.tsv"
+    test.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    refused = runner.invoke(app, ["evaluate", str(test), "--model", str(tiny_model)])
+    assert refused.exit_code == 2 and refused.stderr.count("\n") == 1
+    assert "line 6" in refused.stderr and "--skip-bad" in refused.stderr
+    args = ["evaluate", str(test), "--model", str(tiny_model), "--skip-bad", "--format", "json"]
+    skipped = runner.invoke(app, args)
+    assert skipped.exit_code == 0, skipped.output
+    assert (
+        json.loads(skipped.stdout)["skipped"] == 1 and "skipped 1 malformed line:" in skipped.stderr
+    )
+
+
+def test_evaluate_json_is_one_object_of_one_shape_with_and_without_compare(tiny_model, tmp_path):
+    test = write_tsv(tmp_path / "test.tsv", toy_pairs(10, seed=5))
+    base = ["evaluate", str(test), "--model", str(tiny_model), "--format", "json", "--beam", "2"]
+    one = json.loads(runner.invoke(app, base).stdout)
+    two = json.loads(runner.invoke(app, [*base, "--compare", str(tiny_model)]).stdout)
+    assert set(one) == set(two) and len(one["models"]) == 1 and len(two["models"]) == 2
+    assert set(one["models"][0]) == set(two["models"][1])
+    assert one["beam"] == 2 and one["models"][0]["model"] == str(tiny_model)
+    assert one["models"][0]["signature"]["bleu"].startswith("nrefs:1")
+    assert schema_keys(one) == schema_keys(documented_evaluate_json())
+
+
+def schema_keys(value, prefix: str = "") -> set[str]:
+    """Every key path of a JSON value ('models[].signature.bleu'); buckets by one example."""
+    if isinstance(value, dict):
+        if prefix.endswith("buckets"):
+            value = dict(list(value.items())[:1])
+            return {prefix} | schema_keys(next(iter(value.values())), prefix + ".*")
+        return {
+            path for k, v in value.items() for path in schema_keys(v, f"{prefix}.{k}".lstrip("."))
+        } | ({prefix} if prefix else set())
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return {prefix} | schema_keys(value[0], prefix + "[]")
+    return {prefix}
+
+
+def documented_evaluate_json() -> dict:
+    """The example object the README documents for `s2a evaluate --format json`."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("`s2a evaluate --format json`", 1)[1]
+    return json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
+
+
+def test_evaluate_stops_on_swapped_columns_and_names_the_fix(tiny_model, tmp_path):
+    test = write_tsv(tmp_path / "swapped.tsv", [(t, s) for s, t in toy_pairs(40, seed=6)])
+    result = runner.invoke(app, ["evaluate", str(test), "--model", str(tiny_model)])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "--src-col 2 --tgt-col 1" in result.stderr and "translating" not in result.stderr
+    args = ["evaluate", str(test), "--model", str(tiny_model), "--no-check-columns"]
+    assert runner.invoke(app, args).exit_code == 0
+    args = ["evaluate", str(test), "--model", str(tiny_model), "--src-col", "2", "--tgt-col", "1"]
+    assert runner.invoke(app, args).exit_code == 0

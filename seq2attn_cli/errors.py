@@ -1,0 +1,19 @@
+"""The failures s2a expects and reports as one line (exit 2). Imports no torch."""
+
+from __future__ import annotations
+
+
+class CorpusError(ValueError):
+    """A corpus that cannot be used at all; the message names the file (and line)."""
+
+
+class TrainingError(RuntimeError):
+    """Training cannot go on (bad output directory, losses that keep exploding...)."""
+
+
+class Interrupted(RuntimeError):
+    """Ctrl-C during training: the state was saved, the run can be resumed."""
+
+
+class ModelError(ValueError):
+    """A model directory that cannot be used; the message names the file."""
