@@ -4,7 +4,6 @@ so `s2a --help` stays fast."""
 from __future__ import annotations
 
 import dataclasses
-import io
 import os
 import shutil
 import signal
@@ -57,6 +56,7 @@ class StdoutConsole(Console):
         raise BrokenPipeError
 
 
+DEVICES = ["auto", "cpu", "cuda", "mps"]
 Debug = Annotated[bool, typer.Option("--debug", help="Show full tracebacks on errors.")]
 ModelDir = Annotated[
     Path | None,
@@ -64,7 +64,9 @@ ModelDir = Annotated[
         "--model", "-m", help="Model directory \\[default: $S2A_MODEL, else the embedded fr-en]."
     ),
 ]
-Device = Annotated[str, typer.Option(help="auto | cpu | cuda | mps")]
+Device = Annotated[
+    str, typer.Option(help="auto | cpu | cuda | mps", autocompletion=lambda: DEVICES)
+]
 Threads = Annotated[int, typer.Option(help="CPU threads (0 = torch's default).")]
 Beam = Annotated[int, typer.Option(min=1, help="Beam size (1 = greedy).")]
 BatchSize = Annotated[int, typer.Option(min=1, help="Sentences decoded together.")]
@@ -549,7 +551,9 @@ def translate(
     heatmap: Annotated[bool, typer.Option(help="Draw each sentence's attention.")] = False,
     pieces: Annotated[bool, typer.Option(help="Heatmap over subword pieces, not words.")] = False,
     align: Annotated[bool, typer.Option(help="Append Pharaoh word alignments (tab).")] = False,
-    format: Annotated[str, typer.Option("--format", help="text | jsonl")] = "text",
+    format: Annotated[
+        str, typer.Option("--format", help="text | jsonl", autocompletion=lambda: ["text", "jsonl"])
+    ] = "text",
     quantize: Quantize = DECODE.quantize,
     device: Device = "auto",
     threads: Threads = 0,
@@ -651,7 +655,9 @@ def evaluate(
         list[Path] | None, typer.Option(help="Another model to put beside (repeatable).")
     ] = None,
     output: Annotated[Path | None, typer.Option(help="Write the hypotheses here.")] = None,
-    format: Annotated[str, typer.Option("--format", help="text | json")] = "text",
+    format: Annotated[
+        str, typer.Option("--format", help="text | json", autocompletion=lambda: ["text", "json"])
+    ] = "text",
     skip_bad: Annotated[
         bool, typer.Option("--skip-bad", help="Skip malformed test lines (and say how many).")
     ] = False,
@@ -812,16 +818,60 @@ def inspect(
 
         console.print(view(_color(console), console.width))
         if save:  # the saved picture is always in colour, whatever the terminal is
-            recorder = Console(
-                record=True,
-                file=io.StringIO(),
-                color_system="truecolor",
-                force_terminal=True,
-                width=width,
-            )
-            recorder.print(view(True, width))
-            if save.suffix.lower() == ".svg":
-                save.write_text(recorder.export_svg(title="s2a inspect"), encoding="utf-8")
-            else:
-                save.write_text(recorder.export_html(), encoding="utf-8")
+            from .export import save as save_picture
+
+            title = f"s2a inspect: {text}" if text else "s2a inspect"
+            save_picture(view(True, width), save, width=width, title=title)
             err.print(escape(f"saved {save}"))
+
+
+@app.command(cls=Command)
+def serve(
+    model: ModelDir = None,
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: all).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free).")] = 5000,
+    beam: Beam = DECODE.beam,
+    api_key: Annotated[
+        str | None, typer.Option(help="Require this api_key in every /translate request.")
+    ] = None,
+    max_body: Annotated[int, typer.Option(min=1, help="Largest request body, bytes.")] = 262144,
+    max_lines: Annotated[int, typer.Option(min=1, help="Most lines in one request.")] = 128,
+    max_chars: Annotated[
+        int, typer.Option(min=0, help="Longest line, characters (0: the model's limit).")
+    ] = 0,
+    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a request may take.")] = 30.0,
+    quantize: Quantize = DECODE.quantize,
+    device: Device = "auto",
+    threads: Threads = 0,
+    debug: Debug = False,
+) -> None:
+    """Serve translations over HTTP (LibreTranslate's API) and a page at / that shows attention."""
+    with handled(debug):
+        directory = model_dir(model)
+        from .server import Limits, address, bind, create_app, model_languages
+        from .server import serve as run_server
+
+        try:
+            sock = bind(host, port)
+        except OSError as error:
+            fail(f"--host {host} --port {port}: {error.strerror or error}")
+        torch_device = setup_torch(device, threads)
+        from .translator import Translator
+
+        translator = Translator.load(directory, device=torch_device, quantized=quantize)
+        limits = Limits(
+            body_bytes=max_body,
+            lines=max_lines,
+            chars=max_chars or translator.max_chars,
+            timeout=timeout,
+        )
+        languages = model_languages(translator.config, directory)
+        app_ = create_app(
+            translator, languages=languages, beam=beam, limits=limits, api_key=api_key
+        )
+        pair = "→".join(languages)
+        err.print(
+            f"s2a: serving {escape(str(directory))} ({pair}) at {address(sock)}; Ctrl-C stops",
+            soft_wrap=True,
+        )
+        run_server(app_, sock)

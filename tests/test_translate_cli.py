@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import select
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -15,7 +18,9 @@ from seq2attn_cli.cli import app
 runner = CliRunner()
 
 
-def s2a(*args: str, stdin: bytes = b"", env: dict | None = None) -> subprocess.CompletedProcess:
+def s2a(
+    *args: str, stdin: bytes = b"", env: dict | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     """Run the real CLI as a process."""
     return subprocess.run(
         [sys.executable, "-m", "seq2attn_cli", *args],
@@ -23,6 +28,7 @@ def s2a(*args: str, stdin: bytes = b"", env: dict | None = None) -> subprocess.C
         capture_output=True,
         timeout=120,
         env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})},
+        cwd=cwd,
     )
 
 
@@ -149,3 +155,68 @@ def test_help_does_not_import_torch():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
     )
     assert result.stdout.strip().endswith("False"), result.stdout[-500:]
+
+
+def test_input_file_and_dash_read_lines_as_stdin_does(tiny_model, tmp_path):
+    source = tmp_path / "book.fr"
+    source.write_text("je mange pain\n\nil voit chat\n", encoding="utf-8")
+    expected = s2a("translate", "--model", str(tiny_model), stdin=source.read_bytes()).stdout
+    assert expected.decode().splitlines() == ["I eats bread", "", "he sees cat"]
+    from_file = s2a("translate", "--model", str(tiny_model), "-i", str(source))
+    dash = s2a("translate", "--model", str(tiny_model), "-", stdin=source.read_bytes())
+    i_dash = s2a("translate", "--model", str(tiny_model), "-i", "-", stdin=source.read_bytes())
+    assert from_file.stdout == dash.stdout == i_dash.stdout == expected
+
+
+def test_an_argument_naming_a_file_warns_how_to_translate_the_file(tiny_model, tmp_path):
+    (tmp_path / "book.fr").write_text("je mange pain\n", encoding="utf-8")
+    result = s2a("translate", "--model", str(tiny_model), "book.fr", cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout.decode().count("\n") == 1
+    assert "s2a translate -i book.fr" in result.stderr.decode()
+
+
+def test_input_problems_are_one_line_before_the_model_loads(tiny_model, tmp_path):
+    cases = [
+        (["-i", str(tmp_path / "gone.txt")], "gone.txt: No such file"),
+        (["-i", str(tmp_path)], "is a directory"),
+        (["-i", str(tmp_path), "bonjour"], "not both"),
+        (["bonjour", "-"], "'-'"),
+    ]
+    for args, says in cases:
+        result = runner.invoke(app, ["translate", "--model", str(tiny_model), *args])
+        assert result.exit_code == 2 and result.stdout == "", args
+        assert result.stderr.count("\n") == 1 and says in result.stderr, result.stderr
+
+
+def test_interactive_prompt_edits_recalls_cancels_and_ends(tiny_model, tmp_path):
+    """On a terminal: Up recalls the last line, Ctrl-C drops the line typed, Ctrl-D ends."""
+    out = tmp_path / "out.txt"
+    command = f'exec "{sys.executable}" -m seq2attn_cli translate --model "{tiny_model}" > "{out}"'
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: stdin and stderr are the terminal, stdout the file
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "TERM": "xterm"}
+        os.execvpe("sh", ["sh", "-c", command], env)
+    seen = b""
+
+    def type_and_wait(keys: bytes) -> None:
+        nonlocal seen
+        os.write(fd, keys)
+        prompts = seen.count(b"> ") + 1
+        deadline = time.monotonic() + 60
+        while seen.count(b"> ") < prompts and time.monotonic() < deadline:
+            if select.select([fd], [], [], 1)[0]:
+                seen += os.read(fd, 4096)
+
+    try:
+        type_and_wait(b"")  # the first prompt
+        type_and_wait(b"je mange pain\r")
+        type_and_wait(b"\x1b[A\r")  # Up: the line before, again
+        type_and_wait(b"il voit chat\x03")  # Ctrl-C: this line is dropped
+        type_and_wait(b"nous\r")
+        os.write(fd, b"\x04")  # Ctrl-D
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 0, seen
+    assert out.read_text().splitlines() == ["I eats bread", "I eats bread", "we"]
+    assert b"^[[A" not in seen  # the arrow key edited the line, it was not typed into it

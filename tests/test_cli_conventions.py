@@ -1,0 +1,88 @@
+"""What users bring from other CLIs: --version, -h, completion, flags shown as flags, and a
+README whose options and defaults are the command line's own."""
+
+from __future__ import annotations
+
+import re
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from seq2attn_cli.cli import app
+
+runner = CliRunner()
+COMMANDS = ["translate", "inspect", "evaluate", "train"]
+README = Path(__file__).parent.parent / "README.md"
+
+
+def test_version_and_short_help():
+    for flag in ("--version", "-V"):
+        result = runner.invoke(app, [flag])
+        assert result.exit_code == 0 and result.stdout == f"s2a {version('seq2attn-cli')}\n"
+    for args in (["-h"], ["translate", "-h"], ["evaluate", "-h"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0 and "Usage:" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "command, usage", [("translate", "[TEXT]..."), ("inspect", "[TEXT]"), ("evaluate", "TEST")]
+)
+def test_help_shows_flags_as_flags_and_arguments_by_name(command, usage):
+    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    assert f"[OPTIONS] {usage}" in result.stdout and "{" not in result.stdout.splitlines()[1]
+    assert "<bool>" not in result.stdout and "--debug" in result.stdout
+
+
+def complete(words: str) -> list[str]:
+    """What bash completion offers after `words` (the last one being typed)."""
+    env = {"_S2A_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": ""}
+    env["COMP_CWORD"] = str(len(words.split(" ")) - 1)
+    result = runner.invoke(app, [], env=env, prog_name="s2a")
+    assert result.exit_code == 0, result.output
+    return result.stdout.split()
+
+
+def test_shell_completion_completes_commands_options_and_values():
+    assert complete("s2a tr") == ["train", "translate"]
+    assert complete("s2a evaluate --skip") == ["--skip-bad"]
+    assert complete("s2a evaluate --format ") == ["text", "json"]
+    assert complete("s2a translate --device c") == ["cpu", "cuda"]
+    assert "--install-completion" in runner.invoke(app, ["--help"]).stdout
+
+
+def documented_options(command: str) -> dict[str, str | None]:
+    """The options the README lists for a command ('Options: `--beam 5`, ...'): name -> value."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split(f"### `s2a {command}", 1)[1].split("\n#", 1)[0]
+    paragraph = section.split("Options: ", 1)[1].split("\n\n", 1)[0]
+    options: dict[str, str | None] = {}
+    for item in re.findall(r"`([^`]+)`", paragraph):
+        names, _, value = item.partition(" ")
+        for name in names.split("/"):
+            options[name] = value or None
+    return options
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_readme_lists_every_option_with_the_default_the_command_has(command):
+    cli = typer.main.get_command(app).commands[command]
+    params = {}
+    for param in cli.params:
+        for name in [*param.opts, *getattr(param, "secondary_opts", [])]:
+            params[name] = param
+    documented = documented_options(command)
+    for name, value in documented.items():
+        assert name in params, f"README lists {name}, which `s2a {command}` does not have"
+        default = params[name].default
+        if value and re.fullmatch(r"[0-9.e-]+", value):
+            assert float(value) == float(default), f"{name}: README {value}, code {default}"
+        elif value and "|" in value:
+            assert value.split("|")[0] == default, f"{name}: README {value}, code {default}"
+    hidden = {"--debug", "--help", "-h"}
+    for param in cli.params:
+        if param.param_type_name == "option" and not set(param.opts) & hidden:
+            assert set(param.opts) & set(documented), f"README omits {param.opts[0]}"
