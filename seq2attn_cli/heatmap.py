@@ -16,7 +16,6 @@ from rich.style import Style
 from rich.text import Text
 
 from .alignment import check_shape
-from .alignment import word_level as word_level  # old path: translator.py until it moves
 from .charts import MAX_LABEL, finish, fit, label_width
 
 SHADES = " .:-=+*#%@"  # ASCII ramp for weight 0 -> 1 when there is no colour

@@ -188,20 +188,6 @@ def test_color_heatmap_uses_background_colours() -> None:
     assert ".75" in out  # cells print their weight
 
 
-def test_drawing_needs_neither_torch_nor_the_core() -> None:
-    code = (
-        "import sys; import seq2attn_cli.heatmap, seq2attn_cli.charts, seq2attn_cli.export; "
-        "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith('seq2attn_cli.')))"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    loaded = eval(result.stdout)  # a printed list of module names
-    assert "torch" not in loaded
-    assert set(loaded) <= {
-        f"seq2attn_cli.{m}" for m in ("alignment", "charts", "heatmap", "export")
-    }
-
-
 # -----------------------------------------------------------------------------
 # the command line
 
