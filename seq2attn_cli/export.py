@@ -23,7 +23,7 @@ SVG = Template("""<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 $width $h
 <title>$title</title>
 <style>
 .{unique_id}-matrix {{
-    font-family: ui-monospace, Menlo, Consolas, "DejaVu Sans Mono", monospace;
+    font-family: Menlo, Consolas, "DejaVu Sans Mono", monospace;
     font-size: {char_height}px;
     line-height: {line_height}px;
 }}
@@ -57,7 +57,7 @@ body {{
     background-color: {background};
     margin: ${margin}px;
 }}
-pre {{ font-family: ui-monospace, Menlo, Consolas, "DejaVu Sans Mono", monospace; }}
+pre, code {{ font-family: Menlo, Consolas, "DejaVu Sans Mono", monospace; }}
 </style>
 </head>
 <body>
