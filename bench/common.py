@@ -85,7 +85,7 @@ def results_path(quick: bool) -> Path:
 
 def default_model() -> Path:
     """The embedded default model when the package ships it, else the reference run."""
-    embedded = ROOT / "seq2attn_cli" / "models" / "fr-en"
+    embedded = ROOT / "models" / "fr-en"
     return embedded if (embedded / "config.json").exists() else Path("/work/runs/fr-en")
 
 

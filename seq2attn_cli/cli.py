@@ -191,7 +191,9 @@ def model_dir(given: Path | None, *, option: str = "--model") -> Path:
     elif env:
         path, origin = Path(env), f"$S2A_MODEL={env}"
     else:
-        path, origin = Path(__file__).parent / "models" / "fr-en", "the embedded model"
+        from .checkpoint import EMBEDDED
+
+        path, origin = EMBEDDED, "the embedded model"
         if not (path / "config.json").exists():
             fail(
                 "no model: the embedded default model is missing; train one with "
