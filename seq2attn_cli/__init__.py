@@ -1,0 +1,51 @@
+"""s2a: an RNN encoder-decoder with attention you can see, from the command line or Python.
+
+    import seq2attn_cli as s2a
+    tr = s2a.load()                                # the embedded fr-en model
+    tr.translate("je suis étudiant").text          # one str in, one Translation out
+    [t.text for t in tr.translate(["a", "b"])]     # a list in, a list out
+
+Importing the package does not import torch; load() does.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .translator import Translation, Translator
+
+try:
+    __version__ = version("seq2attn-cli")
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
+
+__all__ = ["Translation", "Translator", "__version__", "load"]
+
+
+def load(
+    model: str | Path | None = None,
+    *,
+    device: str = "cpu",
+    quantized: bool = True,
+    threads: int = 0,
+) -> Translator:
+    """Load a model directory (default: the embedded fr-en model), ready to translate."""
+    import torch
+
+    from .translator import Translator
+
+    if threads > 0:
+        torch.set_num_threads(threads)
+    return Translator.load(model, device=torch.device(device), quantized=quantized)
+
+
+def __getattr__(name: str):
+    """Translator and Translation on first use, so that the import stays free of torch."""
+    if name in ("Translator", "Translation"):
+        from . import translator
+
+        return getattr(translator, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,6 +20,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save
 
 from .config import FORMAT_VERSION, ModelConfig, from_dict
+from .errors import ModelError
 from .seq2seq import Seq2Seq, state_size
 from .subwords import Subwords
 
@@ -30,14 +31,16 @@ CONFIG, WEIGHTS, SPM, RESUME, HISTORY = (
     "checkpoint.safetensors",
     "history.json",
 )
+HERE = Path(__file__).parent
+# the model s2a ships with: in the package once installed, in the checkout's models/ before
+EMBEDDED = next(
+    (d for d in (HERE / "models" / "fr-en", HERE.parent / "models" / "fr-en") if d.is_dir()),
+    HERE / "models" / "fr-en",
+)
 
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
-
-
-class ModelError(ValueError):
-    """A model directory that cannot be used; the message names the file."""
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -130,6 +133,11 @@ def load_state(model: Seq2Seq, tensors: dict[str, torch.Tensor], path: Path) -> 
 def load_model(directory: str | Path) -> tuple[Seq2Seq, Subwords, dict[str, Any]]:
     """Load a model directory for inference: (model in eval mode on CPU, subwords, config)."""
     directory = Path(directory)
+    if directory == EMBEDDED and not (directory / CONFIG).exists():
+        raise ModelError(
+            f"{directory}: the embedded model is missing from this installation; "
+            "train one with `s2a train CORPUS --out DIR` and load that directory"
+        )
     if not directory.is_dir():
         raise ModelError(f"{directory}: not a model directory")
     config = read_json(directory / CONFIG)

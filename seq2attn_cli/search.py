@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+from torch import nn
 
 from .config import BOS, EOS, PAD
 from .seq2seq import Encoded, Seq2Seq, output_log_probs, select_encoded, select_state
@@ -183,22 +184,54 @@ def force(model: Seq2Seq, encoded: Encoded, tgt: torch.Tensor) -> torch.Tensor:
     return log_probs.gather(2, tgt_out[..., None]).squeeze(2)  # (batch, tgt_len + 1)
 
 
+def width(length: int) -> int:
+    """Attention width for a source of `length` pieces: the next power of two, at least 8.
+
+    Matmuls and softmaxes over rows of different widths round differently, so a sentence
+    padded to the longest of its batch got attention that changed with its neighbours.
+    """
+    return max(8, 1 << (length - 1).bit_length())
+
+
+def batches(lengths: list[int], batch_size: int) -> list[list[int]]:
+    """Indices by increasing length, cut into batches of one attention width each."""
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    out: list[list[int]] = []
+    for i in order:
+        if not out or len(out[-1]) == batch_size or width(lengths[out[-1][0]]) != width(lengths[i]):
+            out.append([])
+        out[-1].append(i)
+    return out
+
+
+def padded(encoded: Encoded, size: int) -> Encoded:
+    """Encoder states and mask padded with zeros and False to `size` source positions."""
+    extra = size - encoded.mask.size(1)
+    if extra <= 0 or encoded.states.size(1) == 1:  # attention "none": one state, no padding
+        return encoded
+    states = nn.functional.pad(encoded.states, (0, 0, 0, extra))  # (batch, size, hidden)
+    mask = nn.functional.pad(encoded.mask, (0, extra), value=False)  # (batch, size)
+    return Encoded(states=states, mask=mask, init=encoded.init)
+
+
 def translate_ids(
     model: Seq2Seq, src_ids: list[list[int]], *, beam: int, batch_size: int, eos: int = EOS
 ) -> list[Hypothesis]:
-    """Translate id sequences (sorted by length for speed), returning hypotheses in input order."""
+    """Translate id sequences, returning hypotheses in input order.
+
+    A sentence's hypothesis does not depend on the others: batches are sorted by length (for
+    speed) and padded to a width that depends on the sentence alone (see `width`).
+    """
     device = model.tgt_pieces.device
-    order = sorted(range(len(src_ids)), key=lambda i: len(src_ids[i]))
     results: list[Hypothesis | None] = [None] * len(src_ids)
-    for start in range(0, len(order), batch_size):
-        index = order[start : start + batch_size]
+    for index in batches([len(ids) + 1 for ids in src_ids], batch_size):
         rows = [src_ids[i] + [eos] for i in index]
         lengths = torch.tensor([len(r) for r in rows], device=device)
         src = torch.full((len(rows), int(lengths.max())), PAD, dtype=torch.long, device=device)
         for r, ids in enumerate(rows):
             src[r, : len(ids)] = torch.tensor(ids, device=device)  # (batch, src_len)
         with torch.inference_mode():
-            encoded = model.encode(src, lengths)
+            encoded = padded(model.encode(src, lengths), width(int(lengths.max())))
             limits = max_lengths(lengths)
             if beam <= 1:
                 hyps = greedy(model, encoded, limits)

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import torch
-from torch import nn
 
-from .checkpoint import load_model
-from .data import clean
-from .heatmap import word_level
+from .alignment import word_alignment, word_level
+from .checkpoint import EMBEDDED, load_model
+from .int8 import quantize
+from .reading import normalize
 from .search import translate_ids
 from .seq2seq import Seq2Seq
 from .subwords import Subwords
@@ -37,6 +37,20 @@ class Translation:
         """False for `--attention none` models: their one column is the single context vector."""
         return bool(self.weights) and len(self.weights[0]) == len(self.src_tokens)
 
+    @property
+    def alignment(self) -> list[tuple[int, int]]:
+        """Word alignment: (source word, target word) index pairs, in Pharaoh order."""
+        if not self.has_attention:
+            return []
+        return word_alignment(self.src_tokens, self.tgt_tokens, self.weights)
+
+    @property
+    def word_attention(self) -> tuple[list[str], list[str], list[list[float]]]:
+        """Attention between words, not pieces: (source words, target words, weights)."""
+        if not self.has_attention:
+            return [], [], []
+        return word_level(self.src_tokens, self.tgt_tokens, self.weights)
+
     def as_dict(self) -> dict[str, Any]:
         """The JSON-ready form written by `--format jsonl`."""
         return {
@@ -47,15 +61,6 @@ class Translation:
             "tgt_tokens": self.tgt_tokens,
             "attention": [[round(w, 4) for w in row] for row in self.weights],
         }
-
-
-def quantize(model: Seq2Seq) -> nn.Module:
-    """int8 dynamic quantisation of the Linear and RNN layers (2.6-4.6x faster on CPU)."""
-    with warnings.catch_warnings():  # torch marks the API deprecated; it still works and pays
-        warnings.simplefilter("ignore")
-        return torch.ao.quantization.quantize_dynamic(
-            model, {nn.Linear, nn.GRU, nn.LSTM}, dtype=torch.qint8, inplace=True
-        )
 
 
 class Translator:
@@ -75,18 +80,22 @@ class Translator:
 
     @classmethod
     def load(
-        cls, directory: str | Path, *, device: torch.device | None = None, quantized: bool = True
+        cls,
+        directory: str | Path | None = None,
+        *,
+        device: torch.device | None = None,
+        quantized: bool = True,
     ) -> Translator:
-        """Load a model directory; on CPU the layers are int8-quantised unless told not to."""
+        """Load a model directory (the embedded one by default); int8 on CPU unless told not to."""
         device = device or torch.device("cpu")
-        model, subwords, config = load_model(directory)
+        model, subwords, config = load_model(EMBEDDED if directory is None else directory)
         if device.type == "cpu" and quantized:
             model = quantize(model)
         return cls(model=model.to(device), subwords=subwords, config=config, device=device)
 
     def prepare(self, texts: list[str]) -> list[tuple[str, list[int], bool]]:
         """Clean source lines and cut them to the model's limits; (text, ids, truncated) each."""
-        cleaned = [clean(t) for t in texts]
+        cleaned = [normalize(t) for t in texts]
         cut = [t[: self.max_chars] for t in cleaned]
         # one call for all: SentencePiece spends ~60 us per call on 1-line batches
         prepared = []
@@ -95,10 +104,27 @@ class Translator:
             prepared.append((text, ids[: self.max_pieces], truncated))
         return prepared
 
+    @overload
+    def translate(self, texts: str, *, beam: int = ..., batch_size: int = ...) -> Translation: ...
+    @overload
     def translate(
-        self, texts: list[str], *, beam: int = 5, batch_size: int = 64
-    ) -> list[Translation]:
-        """Translate each text; an empty or blank text gives an empty translation."""
+        self, texts: Sequence[str], *, beam: int = ..., batch_size: int = ...
+    ) -> list[Translation]: ...
+    def translate(
+        self, texts: str | Sequence[str], *, beam: int = 5, batch_size: int = 64
+    ) -> Translation | list[Translation]:
+        """Translate one sentence (a str) or each of a list of them; blank gives empty.
+
+        A sentence's translation never depends on the others translated with it.
+        """
+        if isinstance(texts, str):
+            return self.translate([texts], beam=beam, batch_size=batch_size)[0]
+        if not isinstance(texts, Sequence) or not all(isinstance(t, str) for t in texts):
+            raise TypeError(
+                f"translate() takes a str (one sentence) or a list of str, not {_describe(texts)}"
+            )
+        if beam < 1 or batch_size < 1:
+            raise ValueError(f"beam and batch_size must be at least 1, not {beam} and {batch_size}")
         prepared = self.prepare(texts)
         todo = [i for i, (_, ids, _) in enumerate(prepared) if ids]
         hyps = translate_ids(
@@ -120,25 +146,9 @@ class Translator:
         return results
 
 
-def alignment(translation: Translation) -> list[tuple[int, int]]:
-    """Word alignment from attention: each target word to its most-attended source word.
-
-    Pairs are (source index, target index), as Pharaoh format and fast_align write them;
-    the </s> row and column are left out.
-    """
-    if not translation.has_attention or len(translation.src_tokens) < 2:
-        return []
-    src, tgt, weights = word_level(
-        translation.src_tokens, translation.tgt_tokens, translation.weights
-    )
-    pairs = []
-    for j, row in enumerate(weights[:-1]):  # last row: </s>
-        scores = row[:-1]  # last column: </s>
-        if scores:
-            pairs.append((max(range(len(scores)), key=scores.__getitem__), j))
-    return pairs
-
-
-def pharaoh(pairs: list[tuple[int, int]]) -> str:
-    """Alignment pairs as Pharaoh text: '0-0 1-1 2-3'."""
-    return " ".join(f"{i}-{j}" for i, j in pairs)
+def _describe(value: Any) -> str:
+    """A value's type for an error message; for a sequence, also its first non-str item's."""
+    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+        bad = next(v for v in value if not isinstance(v, str))
+        return f"{type(value).__name__} holding {type(bad).__name__} {bad!r:.40}"
+    return type(value).__name__

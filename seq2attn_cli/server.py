@@ -1,0 +1,313 @@
+"""`s2a serve`: a resident translator over HTTP that speaks LibreTranslate's API.
+
+POST /translate, GET /languages and GET /health as LibreTranslate answers them, plus
+`"attention": true` for each line's words, attention weights and Pharaoh alignment, and a
+page at / that draws them. Requests that arrive within a few milliseconds of each other
+share one search (a sentence's translation does not depend on its batch, so this changes
+speed only). Limits answer 413 or 422, malformed JSON 400, all with {"error": ...}.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import socket
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse
+from starlette.routing import Route
+
+from .alignment import pharaoh
+from .languages import NAMES
+from .translator import Translation, Translator
+
+FIELDS = {"q", "source", "target", "format", "alternatives", "api_key", "attention"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Limits:
+    """What one request may ask for; beyond it the answer is 413 or 422, never a crash."""
+
+    body_bytes: int = 256 * 1024  # request body
+    lines: int = 128  # lines per request, over all its q strings
+    chars: int = 1000  # characters per line (the model's own limit by default)
+    timeout: float = 30.0  # seconds, waiting included
+
+
+class Refused(Exception):
+    """A request the server will not do: an HTTP status and a one-line reason."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Batcher:
+    """Gathers the lines of requests arriving within `wait` seconds into one translate call.
+
+    One thread does all searches, so torch's threads are never shared between two of them.
+    """
+
+    def __init__(
+        self, translate: Callable[[list[str]], list[Translation]], *, wait: float, most: int
+    ) -> None:
+        self.translate, self.wait, self.most = translate, wait, most
+        self.pending: list[tuple[list[str], asyncio.Future]] = []
+        self.ready = asyncio.Event()
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="s2a-search")
+
+    async def submit(self, lines: list[str]) -> list[Translation]:
+        """Translate lines in the next shared search."""
+        future = asyncio.get_running_loop().create_future()
+        self.pending.append((lines, future))
+        self.ready.set()
+        return await future
+
+    async def run(self) -> None:
+        """Forever: wait for work, let more arrive for `wait` seconds, translate it together."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await self.ready.wait()
+            await asyncio.sleep(self.wait)
+            taken, size = [], 0
+            while self.pending and (not taken or size + len(self.pending[0][0]) <= self.most):
+                lines, future = self.pending.pop(0)
+                if not future.done():  # a request that timed out is not translated
+                    taken.append((lines, future))
+                    size += len(lines)
+            if not self.pending:
+                self.ready.clear()
+            if not taken:
+                continue
+            texts = [line for lines, _ in taken for line in lines]
+            try:
+                results = await loop.run_in_executor(self.pool, self.translate, texts)
+            except Exception as error:  # every waiting request hears of it, none hangs
+                for _, future in taken:
+                    if not future.done():
+                        future.set_exception(error)
+                continue
+            start = 0
+            for lines, future in taken:
+                if not future.done():
+                    future.set_result(results[start : start + len(lines)])
+                start += len(lines)
+
+
+def model_languages(config: dict[str, Any], directory: Path) -> tuple[str, str]:
+    """(source, target) codes: as training recorded them, else from a name like fr-en."""
+    recorded = config.get("corpus", {}).get("languages")
+    if isinstance(recorded, dict) and recorded.get("source") and recorded.get("target"):
+        return str(recorded["source"]), str(recorded["target"])
+    named = re.fullmatch(r"([a-z]{2,3})[-_]([a-z]{2,3})", directory.name)
+    return (named[1], named[2]) if named else ("und", "und")  # ISO 639: undetermined
+
+
+def attention_of(t: Translation) -> dict[str, Any]:
+    """One line's words, word-level attention (rows: target words) and Pharaoh alignment."""
+    src, tgt, weights = t.word_attention
+    return {
+        "source_words": src,
+        "target_words": tgt,
+        "weights": [[round(w, 4) for w in row] for row in weights],
+        "alignment": pharaoh(t.alignment),
+        "score": round(t.score, 4),
+    }
+
+
+def parse_request(body: bytes, content_type: str) -> dict[str, Any]:
+    """The fields of a /translate body: JSON (as LibreTranslate's clients send) or a form."""
+    if content_type.startswith("application/x-www-form-urlencoded"):
+        try:
+            pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=True)
+        except (UnicodeDecodeError, ValueError) as error:
+            raise Refused(400, f"malformed form body: {error}") from None
+        data: dict[str, Any] = {}
+        for key, value in pairs:
+            data[key] = [*data[key], value] if key == "q" and key in data else value
+        return data
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise Refused(400, f"malformed JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise Refused(400, 'the body must be a JSON object such as {"q": "Bonjour"}')
+    return data
+
+
+def check_fields(data: dict[str, Any], *, languages: tuple[str, str], key: str | None) -> None:
+    """Refuse what this server cannot do, each with its reason (nothing is silently ignored)."""
+    if key is not None and data.get("api_key") != key:
+        raise Refused(403, "invalid or missing api_key")
+    unknown = sorted(set(data) - FIELDS)
+    if unknown:
+        raise Refused(422, f"unknown field {unknown[0]!r}; known: {', '.join(sorted(FIELDS))}")
+    source, target = languages
+    if data.get("source", "auto") not in ("auto", source):
+        raise Refused(422, f"source {data.get('source')!r}: this model translates {source}")
+    if data.get("target", target) != target:
+        raise Refused(422, f"target {data.get('target')!r}: this model translates into {target}")
+    if data.get("format", "text") != "text":
+        raise Refused(422, f'format {data.get("format")!r}: only "text" is supported')
+    if str(data.get("alternatives", 0)) != "0":
+        raise Refused(422, "alternatives: this server gives one translation per text")
+    if data.get("attention", False) not in (True, False, "true", "false", "1", "0"):
+        raise Refused(422, "attention must be true or false")
+
+
+def texts_of(q: Any, limits: Limits) -> list[str]:
+    """q as a list of strings, within the limits."""
+    if q is None:
+        raise Refused(422, "missing field q: the text to translate (a string or a list)")
+    texts = [q] if isinstance(q, str) else q
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        raise Refused(422, "q must be a string or a list of strings")
+    lines = sum(t.count("\n") + 1 for t in texts)
+    if lines > limits.lines:
+        raise Refused(413, f"{lines} lines in one request; the limit is {limits.lines}")
+    for i, text in enumerate(texts):
+        longest = max(len(line) for line in text.split("\n"))
+        if longest > limits.chars:
+            where = f"q[{i}]" if isinstance(q, list) else "q"
+            raise Refused(
+                413, f"{where}: a line of {longest} characters; the limit is {limits.chars}"
+            )
+    return texts
+
+
+def create_app(
+    translator: Translator,
+    *,
+    languages: tuple[str, str],
+    beam: int,
+    limits: Limits,
+    api_key: str | None = None,
+    wait: float = 0.005,
+    batch_size: int = 64,
+) -> Starlette:
+    """The ASGI application: routes, limits and one shared Batcher."""
+    batcher = Batcher(
+        lambda lines: translator.translate(lines, beam=beam, batch_size=batch_size),
+        wait=wait,
+        most=max(batch_size * 4, limits.lines),
+    )
+    page = files("seq2attn_cli").joinpath("web/index.html").read_text(encoding="utf-8")
+
+    async def translate(request: Request) -> JSONResponse:
+        body = await read_body(request, limits.body_bytes)
+        data = parse_request(body, request.headers.get("content-type", "application/json"))
+        check_fields(data, languages=languages, key=api_key)
+        texts = texts_of(data.get("q"), limits)
+        split = [text.split("\n") for text in texts]
+        lines = [line for text in split for line in text]
+        try:
+            done = await asyncio.wait_for(batcher.submit(lines), limits.timeout)
+        except TimeoutError:
+            raise Refused(503, f"not translated within {limits.timeout:g} s; try again") from None
+        answers, start = [], 0
+        for text in split:
+            answers.append(done[start : start + len(text)])
+            start += len(text)
+        joined = ["\n".join(t.text for t in answer) for answer in answers]
+        single = isinstance(data["q"], str)
+        reply: dict[str, Any] = {"translatedText": joined[0] if single else joined}
+        if data.get("source", "auto") == "auto":
+            detected = {"language": languages[0], "confidence": 100.0}
+            reply["detectedLanguage"] = detected if single else [detected] * len(texts)
+        if data.get("attention") in (True, "true", "1"):
+            lists = [[attention_of(t) for t in answer] for answer in answers]
+            reply["attention"] = lists[0] if single else lists
+        return JSONResponse(reply)
+
+    async def languages_route(request: Request) -> JSONResponse:
+        source, target = languages
+        return JSONResponse(
+            [
+                {"code": source, "name": NAMES.get(source, source), "targets": [target]},
+                {"code": target, "name": NAMES.get(target, target), "targets": []},
+            ]
+        )
+
+    async def health(request: Request) -> JSONResponse:
+        from . import __version__
+
+        status = {"status": "ok", "version": __version__, "beam": beam}
+        return JSONResponse({**status, "api_key_required": api_key is not None})
+
+    async def index(request: Request) -> HTMLResponse:
+        return HTMLResponse(page)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette):
+        task = asyncio.create_task(batcher.run())
+        yield
+        task.cancel()
+        batcher.pool.shutdown(wait=False, cancel_futures=True)
+
+    async def refused(request: Request, error: Refused) -> JSONResponse:
+        return JSONResponse({"error": str(error)}, status_code=error.status)
+
+    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+        return JSONResponse({"error": error.detail}, status_code=error.status_code)
+
+    routes = [
+        Route("/", index),
+        Route("/translate", translate, methods=["POST"]),
+        Route("/languages", languages_route),
+        Route("/health", health),
+    ]
+    handlers: dict[Any, Callable] = {Refused: refused, HTTPException: http_error}
+    return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+
+
+async def read_body(request: Request, most: int) -> bytes:
+    """The request body, refused with 413 as soon as it is known to exceed `most` bytes."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > most:
+        raise Refused(413, f"body of {declared} bytes; the limit is {most}")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > most:
+            raise Refused(413, f"body over {most} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket, made before the model loads so a taken port fails at once."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(128)
+    return sock
+
+
+def serve(app: Starlette, sock: socket.socket) -> None:
+    """Serve `app` on an already bound socket until Ctrl-C; uvicorn logs warnings to stderr."""
+    import uvicorn
+
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def address(sock: socket.socket) -> str:
+    """The URL a bound socket serves."""
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
