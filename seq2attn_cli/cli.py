@@ -8,7 +8,9 @@ import os
 import shutil
 import signal
 import sys
+from collections.abc import Callable
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -537,6 +539,50 @@ def _prompt(emit: Any) -> None:
         line_no += 1
 
 
+def _write(
+    translations: list[Any],
+    *,
+    line_no: int,
+    jsonl: bool,
+    align: bool,
+    picture: Console | None,
+    pieces: bool,
+) -> None:
+    """One line per translation on stdout (text or JSON); warnings, and heatmaps on `picture`."""
+    import json
+
+    from .views import heatmap_view
+
+    out = sys.stdout
+    for offset, t in enumerate(translations):
+        if t.truncated:
+            err.print(
+                f"[yellow]warning:[/] input line {line_no + offset}: longer than "
+                "the model takes; translated the first part only",
+                soft_wrap=True,
+            )
+        if jsonl:
+            record = t.as_dict()
+            if align:
+                record["alignment"] = _pharaoh(t)
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            out.write(t.text + (f"\t{_pharaoh(t)}" if align else "") + "\n")
+        if picture is not None:
+            out.flush()
+            view = heatmap_view(
+                t.src_tokens,
+                t.tgt_tokens,
+                t.weights,
+                pieces=pieces,
+                color=_color(picture),
+                width=picture.width,
+            )
+            if view is not None:
+                picture.print(view)
+    out.flush()
+
+
 @app.command(cls=Command)
 def translate(
     text: Annotated[
@@ -563,8 +609,6 @@ def translate(
 ) -> None:
     """Translate sentences given as arguments, or a file or stdin line by line (one line out per
     line in)."""
-    import json
-
     if format not in ("text", "jsonl"):
         fail(f"--format must be text or jsonl (one JSON object a line), not {format!r}")
     texts = text or []
@@ -580,42 +624,19 @@ def translate(
         directory = model_dir(model)
         torch_device = setup_torch(device, threads)
         from .translator import Translator
-        from .views import heatmap_view
 
         translator = Translator.load(directory, device=torch_device, quantized=quantize)
-        out = sys.stdout
-        picture = StdoutConsole() if out.isatty() else err  # heatmaps never mix into piped output
+        picture = StdoutConsole() if sys.stdout.isatty() else err  # never mixed into a pipe
 
         def emit(lines: list[str], line_no: int) -> None:
-            for offset, t in enumerate(
-                translator.translate(lines, beam=beam, batch_size=batch_size)
-            ):
-                if t.truncated:
-                    err.print(
-                        f"[yellow]warning:[/] input line {line_no + offset}: longer than "
-                        "the model takes; translated the first part only",
-                        soft_wrap=True,
-                    )
-                if format == "jsonl":
-                    record = t.as_dict()
-                    if align:
-                        record["alignment"] = _pharaoh(t)
-                    out.write(json.dumps(record, ensure_ascii=False) + "\n")
-                else:
-                    out.write(t.text + (f"\t{_pharaoh(t)}" if align else "") + "\n")
-                if heatmap:
-                    out.flush()
-                    view = heatmap_view(
-                        t.src_tokens,
-                        t.tgt_tokens,
-                        t.weights,
-                        pieces=pieces,
-                        color=_color(picture),
-                        width=picture.width,
-                    )
-                    if view is not None:
-                        picture.print(view)
-            out.flush()
+            _write(
+                translator.translate(lines, beam=beam, batch_size=batch_size),
+                line_no=line_no,
+                jsonl=format == "jsonl",
+                align=align,
+                picture=picture if heatmap else None,
+                pieces=pieces,
+            )
 
         if texts:
             emit(texts, 1)
@@ -635,6 +656,22 @@ def translate(
 def _color(console: Console) -> bool:
     """Whether to draw in colour on this console (not under NO_COLOR or on a plain terminal)."""
     return console.color_system is not None and not console.no_color
+
+
+def _read_test(
+    test: Path, *, src_col: int, tgt_col: int, skip_bad: bool
+) -> tuple[list[tuple[str, str]], int]:
+    """The test pairs and how many malformed lines were skipped; without --skip-bad, none may be."""
+    from .reading import read_pairs
+
+    pairs, read = read_pairs(test, src_col=src_col, tgt_col=tgt_col)
+    skipped = sum(read.skipped.values())
+    lines = f"{skipped} malformed line{'s' * (skipped != 1)}"
+    if skipped and not skip_bad:
+        fail(f"{test}: {lines} ({read.summary()}); fix them, or pass --skip-bad to score the rest")
+    if skipped:
+        err.print(escape(f"{test}: skipped {lines}: {read.summary()}"), soft_wrap=True)
+    return pairs, skipped
 
 
 def _names(directories: list[Path]) -> list[str]:
@@ -681,22 +718,12 @@ def evaluate(
     with handled(debug):
         from .evaluation import column_problem, report
         from .evaluation import evaluate as run
-        from .reading import read_pairs
         from .translator import Translator
         from .views import evaluation_view
 
         directories = [model_dir(model)] + [model_dir(c, option="--compare") for c in compare or []]
-        pairs, read = read_pairs(test, src_col=src_col, tgt_col=tgt_col)
-        skipped = sum(read.skipped.values())
-        if skipped and not skip_bad:
-            fail(
-                f"{test}: {skipped} malformed line{'s' * (skipped != 1)} ({read.summary()}); "
-                "fix them, or pass --skip-bad to score the rest"
-            )
-        if skipped:
-            lines = f"{skipped} malformed line{'s' * (skipped != 1)}"
-            err.print(escape(f"{test}: skipped {lines}: {read.summary()}"), soft_wrap=True)
-        torch_device = setup_torch(device, threads)
+        pairs, skipped = _read_test(test, src_col=src_col, tgt_col=tgt_col, skip_bad=skip_bad)
+        torch_device, batch = setup_torch(device, threads), {"batch_size": batch_size}
         translators = [  # every model loads before any translating: a bad one fails at once
             Translator.load(d, device=torch_device, quantized=quantize) for d in directories
         ]
@@ -712,40 +739,19 @@ def evaluate(
             err.print(
                 escape(f"translating {len(pairs):,} sentences with {directory} (beam {beam})")
             )
-            results.append(
-                run(
-                    translator,
-                    pairs,
-                    name=name,
-                    model=str(directory),
-                    beam=beam,
-                    batch_size=batch_size,
-                )
-            )
+            scores = run(translator, pairs, name=name, model=str(directory), beam=beam, **batch)
+            results.append(scores)
         if output:
             output.write_text("".join(h + "\n" for h in results[0].hypotheses), encoding="utf-8")
         if format == "json":
-            figures = report(
-                results,
-                test=str(test),
-                src_col=src_col,
-                tgt_col=tgt_col,
-                sentences=len(pairs),
-                skipped=skipped,
-                beam=beam,
-                batch_size=batch_size,
-                quantized=quantize and torch_device.type == "cpu",
-            )
+            columns = {"src_col": src_col, "tgt_col": tgt_col}
+            run_info = {"sentences": len(pairs), "skipped": skipped, "beam": beam, **batch}
+            int8 = quantize and torch_device.type == "cpu"
+            figures = report(results, test=str(test), **columns, **run_info, quantized=int8)
             print(json.dumps(figures, indent=1))
         else:
             console = StdoutConsole()
             console.print(evaluation_view(results, color=_color(console), width=console.width))
-
-
-def _decoding(beam: int, int8: bool) -> str:
-    """How inspect's translation was decoded, as its label says."""
-    search = "greedy" if beam == 1 else f"beam {beam}"
-    return f"translation ({search}, {'int8' if int8 else 'float32'})"
 
 
 @app.command(cls=Command)
@@ -780,51 +786,63 @@ def inspect(
         check_output(save, "--save")
     with handled(debug):
         directory = model_dir(model)
-        console = StdoutConsole()
-        width = max(console.width, 100) if save else console.width
         if history:
             from .inspection import read_history
             from .views import history_view
 
-            kept = read_history(directory)
-
-            def view(color: bool, width: int) -> Any:
-                return history_view(kept, pieces=pieces, color=color, width=width)
-
+            view = partial(history_view, read_history(directory), pieces=pieces)
         elif text is None:
-            from .inspection import model_card
-            from .translator import Translator
-            from .views import card_view
-
-            setup_torch("cpu", threads)  # the card counts parameters: the float model, on CPU
-            card = model_card(Translator.load(directory, quantized=False), directory)
-
-            def view(color: bool, width: int) -> Any:
-                return card_view(card, color=color, width=width)
-
+            view = _card(directory, threads=threads)
         else:
-            from .inspection import inspect_sentence
-            from .translator import Translator
-            from .views import sentence_view
-
-            torch_device = setup_torch(device, threads)
-            translator = Translator.load(directory, device=torch_device, quantized=quantize)
-            seen = inspect_sentence(translator, text, target=target, beam=beam)
-            int8 = quantize and torch_device.type == "cpu"
-            label = "forced decoding of the given target" if target else _decoding(beam, int8)
-
-            def view(color: bool, width: int) -> Any:
-                return sentence_view(
-                    seen, label=label, steps=steps, pieces=pieces, color=color, width=width
-                )
-
-        console.print(view(_color(console), console.width))
+            options = dict(beam=beam, quantize=quantize, device=device, threads=threads)
+            view = _sentence(directory, text, target=target, steps=steps, pieces=pieces, **options)
+        console = StdoutConsole()
+        console.print(view(color=_color(console), width=console.width))
         if save:  # the saved picture is always in colour, whatever the terminal is
             from .export import save as save_picture
 
+            width = max(console.width, 100)
             title = f"s2a inspect: {text}" if text else "s2a inspect"
-            save_picture(view(True, width), save, width=width, title=title)
+            save_picture(view(color=True, width=width), save, width=width, title=title)
             err.print(escape(f"saved {save}"))
+
+
+def _card(directory: Path, *, threads: int) -> Callable[..., Any]:
+    """The model card's view (of the float model on CPU: the card counts its parameters)."""
+    from .inspection import model_card
+    from .translator import Translator
+    from .views import card_view
+
+    setup_torch("cpu", threads)
+    return partial(card_view, model_card(Translator.load(directory, quantized=False), directory))
+
+
+def _sentence(
+    directory: Path,
+    text: str,
+    *,
+    target: str | None,
+    steps: bool,
+    pieces: bool,
+    beam: int,
+    quantize: bool,
+    device: str,
+    threads: int,
+) -> Callable[..., Any]:
+    """The view of one sentence, decoded as `s2a translate` decodes it with the same flags."""
+    from .inspection import inspect_sentence
+    from .translator import Translator
+    from .views import sentence_view
+
+    torch_device = setup_torch(device, threads)
+    translator = Translator.load(directory, device=torch_device, quantized=quantize)
+    seen = inspect_sentence(translator, text, target=target, beam=beam)
+    search = "greedy" if beam == 1 else f"beam {beam}"
+    int8 = quantize and torch_device.type == "cpu"
+    label = f"translation ({search}, {'int8' if int8 else 'float32'})"
+    if target:
+        label = "forced decoding of the given target"
+    return partial(sentence_view, seen, label=label, steps=steps, pieces=pieces)
 
 
 @app.command(cls=Command)

@@ -110,8 +110,22 @@ def _mb(size: int) -> str:
 
 def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableType:
     """The model card: architecture, parameters, vocabulary, corpus, training curve, files."""
-    m = card["model"]
-    arch = _kv(
+    parts: list[RenderableType] = [
+        _architecture(card["model"]),
+        Text(),
+        _parameters(card["parameters"]),
+        Text(),
+        _kv("data", _data_rows(card)),
+    ]
+    if card["epochs"]:
+        parts += [Text(), *_training(card, color=color, width=width)]
+    parts += [Text(), _kv("files", [(k, _mb(v)) for k, v in card["files"].items()])]
+    return Group(*parts)
+
+
+def _architecture(m: dict[str, Any]) -> Table:
+    """Encoder, decoder, attention, embeddings and dropout of a model card."""
+    return _kv(
         "architecture",
         [
             (
@@ -133,20 +147,27 @@ def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableTyp
             ("dropout", f"{m['dropout']}"),
         ],
     )
-    params = card["parameters"]
+
+
+def _parameters(params: dict[str, int]) -> Table:
+    """Parameters per part of the model, with their share and the total."""
     total = sum(params.values())
-    ptable = Table(title="parameters", title_justify="left", box=None, padding=(0, 2))
-    ptable.add_column("part")
-    ptable.add_column("count", justify="right")
-    ptable.add_column("share", justify="right")
+    table = Table(title="parameters", title_justify="left", box=None, padding=(0, 2))
+    table.add_column("part")
+    table.add_column("count", justify="right")
+    table.add_column("share", justify="right")
     for part, n in params.items():
-        ptable.add_row(part, f"{n:,}", f"{100 * n / max(total, 1):.1f}%")
-    ptable.add_row("total", f"{total:,}", "100%", style="bold")
-    vocab = card["vocabulary"]
-    corpus = card["corpus"]
+        table.add_row(part, f"{n:,}", f"{100 * n / max(total, 1):.1f}%")
+    table.add_row("total", f"{total:,}", "100%", style="bold")
+    return table
+
+
+def _data_rows(card: dict[str, Any]) -> list[tuple[str, str]]:
+    """Vocabulary and corpus figures of a model card, as (key, value) rows."""
+    vocab, corpus = card["vocabulary"], card["corpus"]
     skipped = corpus.get("skipped", {})
     first = corpus.get("skipped_first_line", {})
-    data_rows = [
+    return [
         (
             "pieces",
             f"{vocab['pieces']:,} (joint unigram); the output layer covers "
@@ -174,33 +195,34 @@ def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableTyp
             "  ".join(f"{k} words: {v:,}" for k, v in corpus.get("length_histogram", {}).items()),
         ),
     ]
-    parts: list[RenderableType] = [arch, Text(), ptable, Text(), _kv("data", data_rows)]
+
+
+def _training(card: dict[str, Any], *, color: bool, width: int) -> list[RenderableType]:
+    """Steps, best and last scores of training, and its validation curves."""
     epochs = card["epochs"]
-    if epochs:
-        best = card.get("best_valid_bleu")
-        minutes = (card.get("train_seconds") or 0) / 60
-        parts += [
-            Text(),
-            _kv(
-                "training",
-                [
-                    ("steps", f"{card.get('steps', 0):,} in {minutes:.1f} min"),
-                    ("best", f"validation BLEU {best:.2f}" if best is not None else "n/a"),
-                    (
-                        "last",
-                        f"loss {epochs[-1]['valid_loss']:.3f}, ppl {epochs[-1]['valid_ppl']:.2f}, "
-                        f"chrF {epochs[-1]['valid_chrf']:.2f}",
-                    ),
-                ],
-            ),
-        ]
-        half = max(width // 2 - 2, 20)
-        for key, name in (("valid_bleu", "BLEU"), ("valid_loss", "loss")):
-            values = [e[key] for e in epochs]
-            title = f"validation {name} per validation"
-            parts.append(line_chart(values, width=min(half, 60), color=color, title=title))
-    parts += [Text(), _kv("files", [(k, _mb(v)) for k, v in card["files"].items()])]
-    return Group(*parts)
+    best = card.get("best_valid_bleu")
+    minutes = (card.get("train_seconds") or 0) / 60
+    last = epochs[-1]
+    parts: list[RenderableType] = [
+        _kv(
+            "training",
+            [
+                ("steps", f"{card.get('steps', 0):,} in {minutes:.1f} min"),
+                ("best", f"validation BLEU {best:.2f}" if best is not None else "n/a"),
+                (
+                    "last",
+                    f"loss {last['valid_loss']:.3f}, ppl {last['valid_ppl']:.2f}, "
+                    f"chrF {last['valid_chrf']:.2f}",
+                ),
+            ],
+        )
+    ]
+    half = max(width // 2 - 2, 20)
+    for key, name in (("valid_bleu", "BLEU"), ("valid_loss", "loss")):
+        values = [e[key] for e in epochs]
+        title = f"validation {name} per validation"
+        parts.append(line_chart(values, width=min(half, 60), color=color, title=title))
+    return parts
 
 
 def steps_view(src: list[str], steps: list[Any]) -> RenderableType:
