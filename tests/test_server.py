@@ -1,0 +1,202 @@
+"""s2a serve: LibreTranslate's API as its clients use it, the limits, and concurrent clients."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from seq2attn_cli.server import Limits, create_app
+from seq2attn_cli.translator import Translator
+
+S2A = str(Path(sys.executable).parent / "s2a")
+LINES = ["il voit grand chat rouge", "je mange pain", "elle aime eau", "nous voit chien"]
+
+
+@pytest.fixture(scope="module")
+def translator(tiny_model) -> Translator:
+    return Translator.load(tiny_model)
+
+
+def client_for(translator: Translator, **options) -> TestClient:
+    """A test client of the app as `s2a serve` builds it, with the given limits or api_key."""
+    limits = Limits(**{k: options.pop(k) for k in list(options) if hasattr(Limits, k)})
+    app = create_app(translator, languages=("fr", "en"), beam=5, limits=limits, **options)
+    return TestClient(app)
+
+
+@pytest.fixture(scope="module")
+def client(translator):
+    with client_for(translator) as c:
+        yield c
+
+
+def test_a_string_q_gives_a_string_and_a_list_gives_a_list(client, translator) -> None:
+    want = [t.text for t in translator.translate(LINES)]
+    one = client.post("/translate", json={"q": LINES[0], "source": "fr", "target": "en"})
+    assert one.status_code == 200 and one.json() == {"translatedText": want[0]}
+    many = client.post("/translate", json={"q": LINES, "source": "fr", "target": "en"})
+    assert many.json() == {"translatedText": want}
+
+
+def test_source_auto_reports_the_detected_language_as_libretranslate_does(client) -> None:
+    reply = client.post("/translate", json={"q": LINES[:2], "source": "auto", "target": "en"})
+    assert reply.json()["detectedLanguage"] == [{"language": "fr", "confidence": 100.0}] * 2
+
+
+def test_a_form_encoded_request_works_like_json(client) -> None:
+    form = client.post("/translate", data={"q": LINES[1], "source": "fr", "target": "en"})
+    as_json = client.post("/translate", json={"q": LINES[1], "source": "fr", "target": "en"})
+    assert form.status_code == 200 and form.json() == as_json.json()
+
+
+def test_each_line_of_a_text_is_translated_and_the_lines_are_kept(client, translator) -> None:
+    reply = client.post("/translate", json={"q": "\n".join(LINES[:3])})
+    want = [t.text for t in translator.translate(LINES[:3])]
+    assert reply.json()["translatedText"].split("\n") == want
+
+
+def test_attention_gives_words_weights_and_alignment_for_every_line(client) -> None:
+    reply = client.post("/translate", json={"q": [LINES[0], "a\nb"], "attention": True}).json()
+    assert [len(lines) for lines in reply["attention"]] == [1, 2]
+    line = reply["attention"][0][0]
+    assert line["source_words"][:-1] == LINES[0].split() and line["source_words"][-1] == "</s>"
+    assert line["target_words"][-1] == "</s>"
+    assert " ".join(line["target_words"][:-1]) == reply["translatedText"][0]
+    assert len(line["weights"]) == len(line["target_words"])
+    for row in line["weights"]:
+        assert len(row) == len(line["source_words"]) and abs(sum(row) - 1) < 0.01
+    assert re.fullmatch(r"(\d+-\d+( \d+-\d+)*)?", line["alignment"])
+    assert isinstance(line["score"], float) and line["score"] <= 0
+
+
+def test_languages_and_health_answer_as_libretranslate_does(client) -> None:
+    languages = client.get("/languages").json()
+    assert {"code": "fr", "name": "French", "targets": ["en"]} in languages
+    health = client.get("/health").json()
+    assert health["status"] == "ok" and health["api_key_required"] is False
+
+
+def test_the_page_is_self_contained(client) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and "<title>" in page.text
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page.text)  # nothing fetched
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "says"),
+    [
+        (b'{"q": "bonjour', 400, "malformed JSON"),
+        (b'["bonjour"]', 400, "JSON object"),
+        (b"{}", 422, "missing field q"),
+        (b'{"q": 3}', 422, "string or a list of strings"),
+        (b'{"q": ["a", 3]}', 422, "string or a list of strings"),
+        (b'{"q": "a", "colour": "red"}', 422, "unknown field 'colour'"),
+        (b'{"q": "a", "source": "de"}', 422, "source 'de'"),
+        (b'{"q": "a", "target": "es"}', 422, "target 'es'"),
+        (b'{"q": "a", "format": "html"}', 422, "format 'html'"),
+        (b'{"q": "a", "alternatives": 3}', 422, "alternatives"),
+        (b'{"q": "a", "attention": "maybe"}', 422, "attention"),
+    ],
+)
+def test_a_bad_request_gets_a_json_error_naming_the_problem(client, body, status, says) -> None:
+    reply = client.post("/translate", content=body, headers={"Content-Type": "application/json"})
+    assert reply.status_code == status
+    assert says in reply.json()["error"]
+
+
+def test_requests_over_a_limit_get_413_and_the_server_goes_on(translator) -> None:
+    with client_for(translator, body_bytes=2000, lines=3, chars=40) as c:
+        big = c.post("/translate", json={"q": "je " * 1000})
+        assert big.status_code == 413 and "limit is 2000" in big.json()["error"]
+        lines = c.post("/translate", json={"q": LINES})
+        assert lines.status_code == 413 and "4 lines" in lines.json()["error"]
+        long = c.post("/translate", json={"q": ["je", "chat " * 10]})
+        assert long.status_code == 413 and "q[1]" in long.json()["error"]
+        assert c.post("/translate", json={"q": LINES[:3]}).status_code == 200
+
+
+def test_a_request_over_the_time_limit_gets_503(translator) -> None:
+    with client_for(translator, timeout=1e-6) as c:
+        reply = c.post("/translate", json={"q": LINES})
+        assert reply.status_code == 503 and "not translated within" in reply.json()["error"]
+
+
+def test_an_api_key_is_required_when_the_server_has_one(translator) -> None:
+    with client_for(translator, api_key="s3cret") as c:
+        assert c.post("/translate", json={"q": "je"}).status_code == 403
+        assert c.post("/translate", json={"q": "je", "api_key": "nope"}).status_code == 403
+        assert c.post("/translate", json={"q": "je", "api_key": "s3cret"}).status_code == 200
+        assert c.get("/health").json()["api_key_required"] is True
+
+
+def test_unknown_routes_and_methods_answer_json(client) -> None:
+    assert client.get("/nope").json() == {"error": "Not Found"}
+    assert client.get("/translate").status_code == 405
+
+
+def start_server(model: Path, *extra: str) -> tuple[subprocess.Popen, str]:
+    """`s2a serve` on a free port; its process and base URL once it answers."""
+    cmd = [S2A, "serve", "--model", str(model), "--port", "0", "--threads", "1", *extra]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=os.environ)
+    line = proc.stderr.readline()
+    found = re.search(r"http://[\d.]+:\d+/", line)
+    assert found, line + proc.stderr.read()
+    return proc, found[0]
+
+
+def post(url: str, q: str) -> str:
+    """One client: POST /translate with a string, the translation back."""
+    request = urllib.request.Request(
+        url + "translate",
+        data=json.dumps({"q": q}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        return json.load(reply)["translatedText"]
+
+
+def test_twenty_parallel_clients_each_get_what_s2a_translate_gives(tiny_model, toy_corpus):
+    lines = [row.split("\t")[0] for row in toy_corpus.read_text().splitlines()[:20]]
+    cli = subprocess.run(
+        [S2A, "translate", "--model", str(tiny_model), "--threads", "1"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    proc, url = start_server(tiny_model)
+    try:
+        with ThreadPoolExecutor(max_workers=20) as pool:
+            answers = list(pool.map(lambda q: post(url, q), lines))
+        assert answers == cli.stdout.splitlines()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_serve_refuses_a_port_in_use_before_loading_the_model(tiny_model) -> None:
+    proc, url = start_server(tiny_model)
+    try:
+        port = url.rsplit(":", 1)[1].strip("/")
+        start = time.monotonic()
+        taken = subprocess.run(
+            [S2A, "serve", "--model", str(tiny_model), "--port", port],
+            capture_output=True,
+            text=True,
+        )
+        assert taken.returncode == 2 and f"--port {port}" in taken.stderr
+        assert "Traceback" not in taken.stderr and time.monotonic() - start < 30
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -1,0 +1,112 @@
+"""The page at / in a real headless Chromium: type French, get English, hover a word."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import urllib.request
+from pathlib import Path
+
+import pytest
+from test_server import start_server
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason="no Chromium (Debian: apt-get install chromium)"
+)
+
+
+def open_page(url: str, sentence: str, *, width: int = 1000, phone: bool = False):
+    """Playwright, a browser and the page with `sentence` translated; the caller closes them."""
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    viewport = {"width": width, "height": 800}
+    page = browser.new_page(viewport=viewport, has_touch=phone, is_mobile=phone)
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url)
+               else route.abort())  # fmt: skip
+    page.goto(url)
+    page.fill("#text", sentence)
+    page.click("#go")
+    page.wait_for_function("document.querySelector('#output').textContent.length > 0")
+    return playwright, browser, page
+
+
+def attention(url: str, sentence: str) -> dict:
+    """What the API says about one sentence, to check the page against."""
+    body = json.dumps({"q": sentence, "attention": True}).encode()
+    request = urllib.request.Request(
+        url + "translate", data=body, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        return json.load(reply)
+
+
+def test_hovering_a_word_lights_up_the_words_it_attended_to(tiny_model, tmp_path) -> None:
+    sentence = "il voit grand chat rouge"
+    proc, url = start_server(tiny_model)
+    playwright = browser = None
+    try:
+        playwright, browser, page = open_page(url, sentence)
+        want = attention(url, sentence)
+        assert page.text_content("#output") == want["translatedText"]
+        line = want["attention"][0]
+        # hover the first English word: its heatmap row is framed, French words lit by weight
+        page.hover(".words.tgt .w[data-i='0']")
+        row = line["weights"][0]
+        assert page.locator("td.focus").count() == len(line["source_words"])
+        assert page.locator("td.focus").evaluate_all("c => c.map(td => +td.dataset.j)") == [
+            0
+        ] * len(row)
+        lit = page.locator(".words.src .w").evaluate_all(
+            "ws => ws.map(w => +getComputedStyle(w).getPropertyValue('--h'))"
+        )
+        assert lit == pytest.approx(row[: len(lit)], abs=1e-3)
+        best = max(range(len(row) - 1), key=row.__getitem__)
+        classes = page.get_attribute(f".words.src .w[data-i='{best}']", "class")
+        assert ("lit" in classes) == (row[best] >= 0.5)
+        # and the reverse: a French word lights the English words that attended to it
+        page.hover(f".words.src .w[data-i='{best}']")
+        column = [r[best] for r in line["weights"]]
+        lit = page.locator(".words.tgt .w").evaluate_all(
+            "ws => ws.map(w => +getComputedStyle(w).getPropertyValue('--h'))"
+        )
+        assert lit == pytest.approx(column[: len(lit)], abs=1e-3)
+        assert page.locator("td.focus").count() == len(line["target_words"])
+        page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+    finally:
+        if browser:
+            browser.close()
+            playwright.stop()
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_on_a_phone_the_page_fits_and_a_tap_pins_a_word(tiny_model) -> None:
+    proc, url = start_server(tiny_model)
+    playwright = browser = None
+    try:
+        sentence = "il voit grand chat rouge " * 3  # a heatmap wider than the phone
+        playwright, browser, page = open_page(url, sentence, width=360, phone=True)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360  # the heatmap scrolls inside its own box, not the page
+        page.tap(".words.tgt .w[data-i='1']")
+        assert page.locator("td.focus").evaluate_all("c => c.map(td => +td.dataset.j)")[0] == 1
+        assert "focus" in page.get_attribute(".words.tgt .w[data-i='1']", "class")
+    finally:
+        if browser:
+            browser.close()
+            playwright.stop()
+        proc.terminate()
+        proc.wait(timeout=30)
