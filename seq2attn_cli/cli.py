@@ -78,12 +78,9 @@ Quantize = Annotated[bool, typer.Option(help="int8 layers on CPU (faster).")]
 def _version(value: bool) -> None:
     """Print s2a's version and exit (--version, -V)."""
     if value:
-        from importlib.metadata import PackageNotFoundError, version
+        from . import __version__
 
-        try:
-            print(f"s2a {version('seq2attn-cli')}")
-        except PackageNotFoundError:  # run from a checkout that was never installed
-            print("s2a (version unknown: not installed)")
+        print(f"s2a {__version__}")
         raise typer.Exit()
 
 
@@ -469,11 +466,9 @@ def main() -> None:
 
 def _pharaoh(t: Any) -> str:
     """A translation's word alignment as Pharaoh text ('' without attention)."""
-    from .alignment import pharaoh, word_alignment
+    from .alignment import pharaoh
 
-    if not t.has_attention:
-        return ""
-    return pharaoh(word_alignment(t.src_tokens, t.tgt_tokens, t.weights))
+    return pharaoh(t.alignment)
 
 
 def _open_input(path: Path) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from .alignment import WORD_START, word_level
+from .alignment import WORD_START
 from .checkpoint import HISTORY, read_json
 from .config import BOS, EOS, PAD
 from .errors import ModelError
@@ -101,9 +101,7 @@ def inspect_sentence(
     translation, steps = explain(translator, source, target, beam=beam)
     diag: dict[str, Any] = {}
     if translation.has_attention:
-        src, _, weights = word_level(
-            translation.src_tokens, translation.tgt_tokens, translation.weights
-        )
+        src, _, weights = translation.word_attention
         diag = diagnostics([w.lstrip(WORD_START) for w in src], weights)
     return Inspection(translation=translation, steps=steps, diagnostics=diag, forced=bool(target))
 

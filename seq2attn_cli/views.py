@@ -13,7 +13,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from .alignment import pharaoh, word_alignment, word_level
+from .alignment import pharaoh, word_level
 from .charts import bar_chart, line_chart
 from .heatmap import heatmap
 
@@ -57,8 +57,7 @@ def sentence_view(
     if seen.forced:
         per_piece = "  ".join(f"{s.piece}:{s.log_prob:.2f}" for s in seen.steps)
         lines.append(Text(f"per-piece log-probability: {per_piece}"))
-        pairs = word_alignment(t.src_tokens, t.tgt_tokens, t.weights) if has_attention else []
-        lines.append(Text(f"alignment: {pharaoh(pairs)}"))
+        lines.append(Text(f"alignment: {pharaoh(t.alignment)}"))
     picture = heatmap_view(
         t.src_tokens, t.tgt_tokens, t.weights, pieces=pieces, color=color, width=width
     )
