@@ -1,0 +1,74 @@
+"""s2a from Python: `import seq2attn_cli as s2a; s2a.load().translate(...)` as the README shows."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.metadata import version
+
+import pytest
+
+import seq2attn_cli as s2a
+from seq2attn_cli.checkpoint import EMBEDDED
+
+LINES = ["il voit grand chat rouge", "je mange pain", "elle aime eau"]
+
+
+@pytest.fixture(scope="module")
+def tr(tiny_model) -> s2a.Translator:
+    return s2a.load(tiny_model)
+
+
+def test_import_leaves_torch_out_and_the_version_is_the_package_s() -> None:
+    code = "import sys, seq2attn_cli as s2a; print(s2a.__version__, 'torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [version("seq2attn-cli"), "False"]
+
+
+def test_a_str_is_one_sentence_and_a_list_gives_a_list(tr) -> None:
+    one = tr.translate(LINES[0])
+    assert isinstance(one, s2a.Translation) and one.text
+    many = tr.translate(LINES, beam=1)
+    assert isinstance(many, list) and len(many) == len(LINES)
+    assert tr.translate(LINES)[0] == one  # same sentence, same Translation
+    assert [t.text for t in tr.translate(tuple(LINES), beam=1)] == [t.text for t in many]
+    assert tr.translate([]) == []
+
+
+@pytest.mark.parametrize(
+    ("wrong", "named"),
+    [
+        (42, "int"),
+        (None, "NoneType"),
+        (b"chat", "bytes"),
+        (iter(LINES), "list_iterator"),
+        (["chat", 3], "list holding int 3"),
+        ({"q": "chat"}, "dict"),
+    ],  # fmt: skip
+)
+def test_anything_else_is_a_type_error_that_says_what_it_got(tr, wrong, named) -> None:
+    with pytest.raises(TypeError, match="takes a str .* or a list of str, not " + named):
+        tr.translate(wrong)
+
+
+def test_a_translation_carries_tokens_score_attention_and_alignment(tr) -> None:
+    t = tr.translate(LINES[0])
+    assert t.src_tokens[-1] == t.tgt_tokens[-1] == "</s>"
+    assert len(t.weights) == len(t.tgt_tokens)
+    assert all(len(row) == len(t.src_tokens) for row in t.weights)
+    assert all(abs(sum(row) - 1) < 1e-3 for row in t.weights)
+    assert isinstance(t.score, float) and t.score <= 0
+    src, tgt, weights = t.word_attention
+    assert src[:-1] == LINES[0].split() and " ".join(tgt[:-1]) == t.text
+    assert len(weights) == len(tgt) and len(weights[0]) == len(src)
+    assert t.alignment and all(0 <= i < len(src) - 1 and 0 <= j < len(tgt) - 1
+                               for i, j in t.alignment)  # fmt: skip
+    json.dumps(t.as_dict())  # plain Python values only
+
+
+def test_load_without_a_path_loads_the_embedded_model() -> None:
+    if not (EMBEDDED / "config.json").exists():
+        pytest.skip("the embedded model is not in this checkout")
+    tr = s2a.load(quantized=False)
+    assert tr.config == json.loads((EMBEDDED / "config.json").read_text(encoding="utf-8"))
