@@ -71,7 +71,8 @@ def train_flops_per_token(model: dict[str, Any], src_mean: float, tgt_mean: floa
 
 def batch_tokens_for(corpus: Path, spm: Path, sentences: int) -> tuple[int, float]:
     """The batch_tokens whose length-bucketed batches hold `sentences` pairs on average."""
-    from seq2attn_cli.data import batch_plan, read_pairs
+    from seq2attn_cli.batching import batch_plan
+    from seq2attn_cli.reading import read_pairs
     from seq2attn_cli.subwords import Subwords
 
     pairs, _ = read_pairs(corpus, src_col=1, tgt_col=2)
@@ -80,7 +81,9 @@ def batch_tokens_for(corpus: Path, spm: Path, sentences: int) -> tuple[int, floa
     lengths = [(len(s) + 1, len(t)) for s, t in zip(src, tgt, strict=True)]
 
     def mean(tokens: int) -> float:
-        return len(lengths) / len(batch_plan(lengths, batch_tokens=tokens, seed=1, epoch=0))
+        return len(lengths) / len(
+            batch_plan(lengths, list(range(len(lengths))), batch_tokens=tokens, seed=1, epoch=0)
+        )
 
     lo, hi = 8, 100_000
     while lo < hi:
@@ -93,15 +96,14 @@ def worker_train(spec: dict[str, Any]) -> dict[str, Any]:
     """In-process train() for warmup + steps; target tok/s over the steps after the warm-up."""
     import torch
 
-    from seq2attn_cli import corpus as corpus_module
     from seq2attn_cli import training
-    from seq2attn_cli.config import TrainConfig
+    from seq2attn_cli.config import CorpusSpec, TrainConfig
     from seq2attn_cli.subwords import Subwords
 
     torch.set_num_threads(spec["threads"])
     spm, corpus, out = Path(spec["spm"]), Path(spec["corpus"]), Path(spec["out"])
     # the translation model's own pieces, as the peers get: no SentencePiece training per run
-    corpus_module.train_subwords = lambda texts, **_: Subwords.load(spm)
+    given_pieces = lambda texts, **_: Subwords.load(spm)  # noqa: E731
     batch_tokens, per_batch = spec["batch_tokens"], None
     if spec["batch_sentences"]:
         batch_tokens, per_batch = batch_tokens_for(corpus, spm, spec["batch_sentences"])
@@ -120,8 +122,9 @@ def worker_train(spec: dict[str, Any]) -> dict[str, Any]:
     cfg = TrainConfig(max_steps=steps, batch_tokens=batch_tokens, amp=spec["amp"])
     options = {**ARCH, "dropout": 0.2}
     valid, cpu = Path(spec["valid"]), torch.device("cpu")
-    training.train(corpus=corpus, out=out, model_options=options, cfg=cfg, valid=valid,
-                   device=cpu, report=report)  # fmt: skip
+    training.train(corpora=[CorpusSpec(path=str(corpus))], out=out, model_options=options,
+                   cfg=cfg, valid=[CorpusSpec(path=str(valid))], device=cpu, report=report,
+                   subword_trainer=given_pieces)  # fmt: skip
     tokens = seconds = 0.0
     for i, (step, now, done, start) in enumerate(log):
         same = i > 0 and log[i - 1][3] == start  # validation at an epoch's end is left out
@@ -129,10 +132,20 @@ def worker_train(spec: dict[str, Any]) -> dict[str, Any]:
             tokens += done - log[i - 1][2] if same else done
             seconds += now - log[i - 1][1] if same else now - start
     config = json.loads((out / "config.json").read_text())
-    corpus_stats = config["corpus"]
+    stats = pieces_per_sentence(corpus, spm)
     return {"tok_per_s": tokens / seconds, "batch_tokens": batch_tokens, "per_batch": per_batch,
-            "model": config["model"], "src_mean": corpus_stats["src_pieces_mean"],
-            "tgt_mean": corpus_stats["tgt_pieces_mean"]}  # fmt: skip
+            "model": config["model"], "src_mean": stats[0], "tgt_mean": stats[1]}  # fmt: skip
+
+
+def pieces_per_sentence(corpus: Path, spm: Path) -> tuple[float, float]:
+    """Mean source and target pieces per pair of a corpus."""
+    from seq2attn_cli.reading import read_pairs
+    from seq2attn_cli.subwords import Subwords
+
+    pairs, _ = read_pairs(corpus)
+    sub = Subwords.load(spm)
+    src, tgt = sub.encode([p[0] for p in pairs]), sub.encode([p[1] for p in pairs])
+    return sum(map(len, src)) / len(src), sum(map(len, tgt)) / len(tgt)
 
 
 def worker_translate(spec: dict[str, Any]) -> dict[str, Any]:
@@ -257,6 +270,73 @@ def measure_translation(args: argparse.Namespace, data: dict, model: Path, conso
     return out
 
 
+def measure_serving(args: argparse.Namespace, data: dict, model: Path, console: Any) -> dict:
+    """`s2a serve` under a bounded load: requests/s and p50/p95 latency of one-sentence requests."""
+    import re
+    import signal
+
+    sentences = [s for s in data["source"].read_text(encoding="utf-8").splitlines() if s]
+    log = WORK / "serve.err"
+    cmd = [S2A, "serve", "--model", str(model), "--port", "0", "--threads", str(args.threads)]
+    with open(log, "w") as err:
+        proc = subprocess.Popen(cmd, stderr=err, env=thread_env(args.threads))
+    try:
+        while not (found := re.search(r"http://[\d.]+:\d+/", log.read_text())):
+            if proc.poll() is not None:
+                raise RuntimeError(f"s2a serve exited {proc.returncode}: {log.read_text()}")
+            time.sleep(0.2)
+        url, rows, out = found[0], [], {}
+        post_sentence(url, sentences[0])  # warm-up
+        for clients in (4, 16):
+            run = load_run(url, sentences, clients=clients, seconds=args.serve_seconds)
+            out[f"clients_{clients}"] = run
+            rows.append([clients, run["requests"], run["requests_per_s"], run["p50_ms"],
+                         run["p95_ms"]])  # fmt: skip
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    title = f"s2a serve (int8, beam 5): one-sentence requests for {args.serve_seconds:g} s"
+    header = ["clients", "requests", "requests/s", "p50 ms", "p95 ms"]
+    console.print(table(title, header, rows))
+    return out
+
+
+def post_sentence(url: str, sentence: str) -> float:
+    """POST one sentence to /translate as a LibreTranslate client does; the latency in s."""
+    import urllib.request
+
+    body = json.dumps({"q": sentence, "source": "auto", "target": "en"}).encode()
+    request = urllib.request.Request(
+        url + "translate", data=body, headers={"Content-Type": "application/json"}
+    )
+    start = time.perf_counter()
+    with urllib.request.urlopen(request, timeout=120) as reply:
+        json.load(reply)
+    return time.perf_counter() - start
+
+
+def load_run(url: str, sentences: list[str], *, clients: int, seconds: float) -> dict[str, Any]:
+    """`clients` threads, each sending the next sentence as soon as its last one is answered."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    start = time.perf_counter()
+    deadline = start + seconds
+
+    def client(first: int) -> list[float]:
+        latencies, i = [], first
+        while time.perf_counter() < deadline:
+            latencies.append(post_sentence(url, sentences[i % len(sentences)]))
+            i += clients
+        return latencies
+
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        latencies = sorted(x for part in pool.map(client, range(clients)) for x in part)
+    wall = time.perf_counter() - start
+    cuts = statistics.quantiles(latencies, n=20)  # 5% steps: cuts[9] median, cuts[18] 95%
+    return {"requests": len(latencies), "requests_per_s": round(len(latencies) / wall, 2),
+            "p50_ms": round(cuts[9] * 1000, 1), "p95_ms": round(cuts[18] * 1000, 1)}  # fmt: skip
+
+
 def main() -> None:
     """Measure, print the tables, merge the "s2a" object into bench/results.json."""
     p = argparse.ArgumentParser(description=__doc__)
@@ -267,6 +347,8 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--model", type=Path, help="model directory for the translation figures")
     p.add_argument("--quick", action="store_true", help="tiny smoke-test settings")
+    p.add_argument("--serve-seconds", type=float, default=20, help="load run per client count")
+    p.add_argument("--serve-only", action="store_true", help="only the s2a serve load run")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--spec", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -276,6 +358,7 @@ def main() -> None:
         return
     if args.quick:
         args.steps, args.warmup, args.sentences, args.repeats = 10, 3, 50, 1
+        args.serve_seconds = 3
     from rich.console import Console
 
     console = Console(width=None if sys.stdout.isatty() else 130)
@@ -285,6 +368,13 @@ def main() -> None:
     data, info = prepare_data(args.sentences, args.quick), machine(args.threads)
     console.print(f"[bold]{info['cpu']}[/], {info['cores']} cores, torch {info['torch']}, "
                   f"{args.threads} threads; model {model}")  # fmt: skip
+    path = results_path(args.quick)
+    if args.serve_only:  # merge the load run into the s2a figures already measured
+        results = json.loads(path.read_text()) if path.exists() else {}
+        serving = {**measure_serving(args, data, model, console), "machine": info}
+        results.setdefault("s2a", {})["serving"] = serving
+        path.write_text(json.dumps(results, indent=1) + "\n")
+        return
     train = measure_training(args, data, model, console)
     tr = measure_translation(args, data, model, console)
     settings = {k: getattr(args, k) for k in ("steps", "warmup", "sentences", "repeats", "quick")}
@@ -298,8 +388,8 @@ def main() -> None:
            "machine": info, "model": str(model), "batch": "1500 target tokens (s2a default)",
            "settings": settings,
            "matmul_gflops": train["matmul_gflops"], "training": train["variants"],
-           "translation_in_process": tr["library"]}  # fmt: skip
-    path = results_path(args.quick)
+           "translation_in_process": tr["library"],
+           "serving": measure_serving(args, data, model, console)}  # fmt: skip
     results = json.loads(path.read_text()) if path.exists() else {}
     results["s2a"] = s2a
     show_goals(console, results)

@@ -5,9 +5,34 @@ Usage: python scripts/split.py CORPUS OUT_DIR [--test 2000] [--valid 1000] [--se
 """
 
 import argparse
+import random
 from pathlib import Path
 
-from seq2attn_cli.data import read_pairs, split_held_out
+from seq2attn_cli.errors import CorpusError
+from seq2attn_cli.reading import read_pairs
+
+
+def split_held_out(
+    pairs: list[tuple[str, str]], *, size: int, seed: int
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Hold out `size` pairs, then drop from training every pair sharing a sentence with them.
+
+    Tatoeba-like corpora repeat a sentence with alternative translations; a plain random
+    split would leak them into both sides, so held-out sentences are removed from training.
+    """
+    if size <= 0:
+        return pairs, []
+    if size >= len(pairs):
+        raise CorpusError(f"--valid-size {size} leaves nothing to train on ({len(pairs)} pairs)")
+    order = list(range(len(pairs)))
+    random.Random(seed).shuffle(order)
+    held_index = set(order[:size])
+    held = [pairs[i] for i in sorted(held_index)]
+    seen_src = {s for s, _ in held}
+    seen_tgt = {t for _, t in held}
+    train = [p for i, p in enumerate(pairs) if i not in held_index]
+    train = [(s, t) for s, t in train if s not in seen_src and t not in seen_tgt]
+    return train, held
 
 
 def main() -> None:

@@ -232,7 +232,7 @@ MODEL = {
 }
 CORPUS = CorpusSpec(path="")
 RESUMABLE_LIMITS = {"epochs", "max_steps", "max_time"}  # what --resume may change
-NOT_STORED = {"out", "resume", "nproc", "device", "threads", "debug"}
+NOT_STORED = {"out", "resume", "nproc", "device", "threads", "debug", "init"}
 
 
 @app.command()
@@ -297,11 +297,17 @@ def train(
     ] = TRAIN.save_every,
     seed: Annotated[int, typer.Option()] = TRAIN.seed,
     amp: Annotated[
-        bool, typer.Option("--amp/--no-amp", help="bf16 autocast (CPU and CUDA).")
+        bool, typer.Option("--amp/--no-amp", help="bf16 autocast where the device has native bf16.")
     ] = TRAIN.amp,
     probe: Annotated[
         str, typer.Option(help="Sentence whose attention is kept every epoch.")
     ] = TRAIN.probe,
+    init: Annotated[
+        Path | None,
+        typer.Option(
+            help="Start from this model's weights and pieces (fine-tuning); its architecture."
+        ),
+    ] = None,
     noise_share: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Share of pairs also seen typed as people do.")
     ] = TRAIN.noise_share,
@@ -339,8 +345,10 @@ def train(
                 CorpusSpec(path=str(v), src_col=specs[0].src_col, tgt_col=specs[0].tgt_col)
                 for v in valid or []
             ]
+            if init is not None:
+                options = _init_options(init, ctx.params, given)
         _train(specs, valid_specs, out=out, options=options, cfg=cfg, resume=resume,
-               device=device, threads=threads)  # fmt: skip
+               init=None if resume else init, device=device, threads=threads)  # fmt: skip
 
 
 def _corpus_specs(
@@ -370,6 +378,21 @@ def _corpus_specs(
     except ValueError as error:
         fail(str(error))
         raise
+
+
+def _init_options(init: Path, params: dict[str, Any], given: set[str]) -> dict[str, Any]:
+    """The architecture of the model `--init` starts from; a flag that contradicts it fails."""
+    from .checkpoint import CONFIG, read_json
+    from .config import from_dict
+
+    model_config = from_dict(ModelConfig, read_json(init / CONFIG).get("model"))
+    options = {k: getattr(model_config, k) for k in MODEL}
+    for name in sorted(given & (set(MODEL) | {"vocab_size"})):
+        if name == "vocab_size" or params[name] != options[name]:
+            flag = "--" + name.replace("_", "-")
+            fail(f"{flag} contradicts --init {init}: a run started from a model keeps its "
+                 "architecture and pieces")  # fmt: skip
+    return options
 
 
 def _resumed(stored: tuple, params: dict[str, Any], given: set[str]) -> tuple:
@@ -408,6 +431,7 @@ def _train(
     options: dict[str, Any],
     cfg: Any,
     resume: bool,
+    init: Path | None,
     device: str,
     threads: int,
 ) -> None:
@@ -425,7 +449,7 @@ def _train(
     try:
         with TrainProgress(err) as progress:
             run(corpora=specs, out=out, model_options=options, cfg=cfg, valid=valid_specs,
-                resume=resume, device=torch_device, report=progress.report)  # fmt: skip
+                resume=resume, init=init, device=torch_device, report=progress.report)  # fmt: skip
         ok = True
     finally:
         distributed.finish(ok=ok)

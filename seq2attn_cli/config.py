@@ -42,6 +42,22 @@ class ModelConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class CorpusSpec:
+    """One parallel corpus: its file, its columns, and how often an epoch goes through it."""
+
+    path: str
+    src_col: int = 1  # 1-based column of the source sentence
+    tgt_col: int = 2  # 1-based column of the target sentence
+    weight: float = 1.0  # 2 = every pair twice an epoch; 0.1 = a different tenth each epoch
+
+    def __post_init__(self) -> None:
+        if self.src_col < 1 or self.tgt_col < 1 or self.src_col == self.tgt_col:
+            raise ValueError(f"{self.path}: columns must be two different numbers from 1 up")
+        if not self.weight > 0:
+            raise ValueError(f"{self.path}: weight must be positive")
+
+
+@dataclass(frozen=True, kw_only=True)
 class TrainConfig:
     """How one training run goes; saved as the "training" part of config.json."""
 
@@ -64,9 +80,9 @@ class TrainConfig:
     min_lr: float = 1e-5  # training also stops once the lr falls below this
     save_every: int = 500  # steps between resumable checkpoints inside an epoch
     seed: int = 1
-    amp: bool = True  # bf16 autocast where the device supports it (2x on CPU here)
+    amp: bool = True  # bf16 autocast where the device has native bf16 (2x on AVX-512 CPUs)
     probe: str = ""  # sentence whose attention is kept after every epoch (--history)
-    casual_share: float = 0.2  # pairs also trained on as typed: "je suis étudiant", no stop
+    noise_share: float = 0.3  # pairs also trained on as typed: "je suis etudiant", "jai faim"
 
 
 def to_dict(config: Any) -> dict[str, Any]:
@@ -97,3 +113,12 @@ def from_dict(cls: type, data: dict[str, Any]) -> Any:
         return cls(**data)
     except TypeError as err:  # missing required fields
         raise ValueError(f"{cls.__name__}: {err}") from None
+
+
+@dataclass(frozen=True, kw_only=True)
+class DecodeConfig:
+    """How translate, inspect and evaluate decode unless told otherwise: their option defaults."""
+
+    beam: int = 5  # beam size; 1 = greedy search
+    batch_size: int = 64  # sentences decoded together
+    quantize: bool = True  # int8 Linear and RNN layers on CPU: 2.6-4.6x faster

@@ -1,113 +1,261 @@
-"""A training corpus made ready: read, split, tokenised into subwords, filtered by length."""
+"""Training data made ready: corpora read (streaming), validation held out, subwords trained,
+pairs and their noisy copies encoded into compact id arrays. Imports no torch.
+
+Each corpus is read up to three times, never held as text: to pick the validation pairs
+(when no --valid file is given), to sample text for SentencePiece, and to encode.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
+from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from itertools import islice
 from typing import Any
 
-from .config import BOS, EOS, PAD, UNK, TrainConfig
-from .data import BUCKETS, CorpusError, casual_variants, read_pairs, split_held_out
+from .config import BOS, EOS, PAD, UNK, CorpusSpec, TrainConfig
+from .errors import CorpusError
+from .noise import noisy_copies
+from .reading import BUCKETS, ReadReport, iter_pairs, normalize, read_pairs
 from .subwords import Subwords, train_subwords
 
 Report = Callable[[str, dict[str, Any]], None]
+MIN_VALID = 10  # fewer held-out pairs than this make validation figures meaningless
+SPM_SENTENCES = 1_000_000  # text sampled for SentencePiece: plenty for 8-16k pieces
+
+
+class IdStore:
+    """Many id sequences in one flat array: 2 bytes an id instead of a Python int's 36."""
+
+    def __init__(self, *, wide: bool) -> None:
+        self.ids = array("I" if wide else "H")
+        self.starts = array("Q", [0])
+
+    def append(self, ids: list[int]) -> None:
+        self.ids.extend(ids)
+        self.starts.append(len(self.ids))
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    def __getitem__(self, i: int) -> list[int]:
+        return self.ids[self.starts[i] : self.starts[i + 1]].tolist()
+
+    def lengths(self) -> list[int]:
+        """Length of every sequence."""
+        return [b - a for a, b in zip(self.starts, self.starts[1:], strict=False)]
+
+
+@dataclass
+class ValidSet:
+    """One validation set: its text pairs and their ids."""
+
+    name: str
+    pairs: list[tuple[str, str]]
+    src: list[list[int]]
+    tgt: list[list[int]]  # output-vocabulary indices
 
 
 @dataclass
 class Prepared:
-    """A corpus turned into ids, ready for batching."""
+    """Corpora turned into ids, ready for batching."""
 
     subwords: Subwords
-    train_src: list[list[int]]
-    train_tgt: list[list[int]]  # output-vocabulary indices
-    valid_pairs: list[tuple[str, str]]
-    valid_src: list[list[int]]
-    valid_tgt: list[list[int]]
+    train_src: IdStore
+    train_tgt: IdStore  # output-vocabulary indices
+    sizes: list[int]  # examples per corpus, in order: corpus k follows corpora 0..k-1
+    valid: list[ValidSet]
     tgt_pieces: list[int]  # output index -> SentencePiece id
     stats: dict[str, Any]
 
 
 def prepare(
-    corpus: Path,
+    corpora: list[CorpusSpec],
     cfg: TrainConfig,
     *,
-    valid: Path | None,
+    valid: list[CorpusSpec],
     subwords: Subwords | None,
     tgt_pieces: list[int] | None,
     report: Report,
+    subword_trainer: Callable[..., Subwords] = train_subwords,
 ) -> Prepared:
-    """Read and split the corpus, train (or reuse) subwords, encode and filter the pairs."""
-    pairs, read = read_pairs(
-        corpus, src_col=cfg.src_col, tgt_col=cfg.tgt_col, max_chars=cfg.max_chars
-    )
-    report("read", {"report": read})
-    if valid is not None:
-        held, valid_read = read_pairs(valid, src_col=cfg.src_col, tgt_col=cfg.tgt_col)
-        report("read", {"report": valid_read})
-        seen_src, seen_tgt = {s for s, _ in held}, {t for _, t in held}
-        train = [(s, t) for s, t in pairs if s not in seen_src and t not in seen_tgt]
-    else:
-        train, held = split_held_out(
-            pairs, size=min(cfg.valid_size, len(pairs) // 10), seed=cfg.seed
-        )
-    if not held or not train:
-        raise CorpusError(
-            f"{corpus}: {len(pairs)} usable pairs leave "
-            + ("no validation set (give --valid FILE)" if not held else "nothing to train on")
-        )
-    if subwords is None:
-        report("stage", {"message": f"training SentencePiece ({cfg.vocab_size} pieces)"})
-        subwords = train_subwords(
-            [s for s, _ in train] + [t for _, t in train], vocab_size=cfg.vocab_size, seed=cfg.seed
-        )
-    overlapping = len(pairs) - len(train) - (len(held) if valid is None else 0)
-    lengths = _histogram([len(s.split()) for s, _ in train])
-    casual = casual_variants(train, share=cfg.casual_share, seed=cfg.seed)
-    train = train + casual
-    src_ids = subwords.encode([s for s, _ in train])
-    tgt_ids = subwords.encode([t for _, t in train])
-    keep = [
-        i
-        for i in range(len(train))
-        if len(src_ids[i]) < cfg.max_pieces and len(tgt_ids[i]) < cfg.max_pieces
-    ]
-    too_long = len(train) - len(keep)
-    src_ids, tgt_ids = [src_ids[i] for i in keep], [tgt_ids[i] for i in keep]
-    if not src_ids:
-        raise CorpusError(f"{corpus}: no pair is shorter than {cfg.max_pieces} pieces")
+    """Hold out validation pairs, train (or reuse) subwords, encode and filter every corpus."""
+    valid_sets = _read_valid(valid, corpora[0], cfg)
+    held_src = {s for v in valid_sets for s, _ in v[1]}
+    held_tgt = {t for v in valid_sets for _, t in v[1]}
+    held_pairs = set() if valid else set(valid_sets[0][1])  # taken out of corpora[0]
+    trained = subwords is None
+    if trained:
+        report("stage", {"message": f"training SentencePiece ({cfg.vocab_size:,} pieces)"})
+        texts = _subword_sample(corpora, cfg, held_src, held_tgt)
+        subwords = subword_trainer(texts, vocab_size=cfg.vocab_size, seed=cfg.seed)
+    wide = len(subwords) > 65_535
+    src_store, tgt_store = IdStore(wide=wide), IdStore(wide=wide)
+    stats, sizes = [], []
+    for k, spec in enumerate(corpora):
+        before = len(src_store)
+        held = (held_src, held_tgt, held_pairs if k == 0 else set())
+        info = _encode_corpus(k, spec, cfg, subwords, held, src_store, tgt_store)
+        sizes.append(len(src_store) - before)
+        stats.append(info)
+        report("corpus", {"stats": info})
+    if not len(src_store):
+        raise CorpusError(f"{corpora[0].path}: no pair left to train on")
     if tgt_pieces is None:
-        tgt_pieces = [PAD, UNK, BOS, EOS] + sorted({p for t in tgt_ids for p in t} - {0, 1, 2, 3})
-    to_out = {p: i for i, p in enumerate(tgt_pieces)}
-    valid_src = subwords.encode([s[: cfg.max_chars] for s, _ in held])
-    valid_tgt = [[to_out.get(p, UNK) for p in t] for t in subwords.encode([t for _, t in held])]
-    stats = {
-        "corpus": str(corpus),
-        "lines": read.lines,
-        "pairs_read": read.kept,
-        "skipped": dict(read.skipped),
-        "skipped_first_line": dict(read.first_line),
-        "held_out": len(held),
-        "dropped_overlapping_held_out": overlapping,
-        "dropped_too_many_pieces": too_long,
-        "casual_variants": len(casual),
-        "train_pairs": len(src_ids),
-        "src_pieces_mean": sum(map(len, src_ids)) / len(src_ids),
-        "tgt_pieces_mean": sum(map(len, tgt_ids)) / len(tgt_ids),
-        "length_histogram": lengths,
+        seen = set(tgt_store.ids)
+        tgt_pieces = [PAD, UNK, BOS, EOS] + sorted(seen - {PAD, UNK, BOS, EOS})
+    table = array(tgt_store.ids.typecode, [UNK] * len(subwords))  # SentencePiece id -> output
+    for i, p in enumerate(tgt_pieces):
+        table[p] = i
+    tgt_store.ids = array(tgt_store.ids.typecode, map(table.__getitem__, tgt_store.ids))
+    to_out = table.__getitem__
+    sets = [
+        ValidSet(
+            name=name,
+            pairs=pairs,
+            src=subwords.encode([s[: cfg.max_chars] for s, _ in pairs]),
+            tgt=[[to_out(p) for p in t] for t in subwords.encode([t for _, t in pairs])],
+        )
+        for name, pairs in valid_sets
+    ]
+    summary = {
+        "corpora": stats,
+        "valid": [{"name": v.name, "pairs": len(v.pairs)} for v in sets],
+        "vocabulary": {
+            "asked": cfg.vocab_size if trained else None,  # None: the pieces of --init/resume
+            "pieces": len(subwords),
+            "target": len(tgt_pieces),
+        },
+        "train_examples": len(src_store),
     }
+    report("data", summary)
     return Prepared(
         subwords=subwords,
-        train_src=src_ids,
-        train_tgt=[[to_out.get(p, UNK) for p in t] for t in tgt_ids],  # UNK: resumed, new text
-        valid_pairs=held,
-        valid_src=valid_src,
-        valid_tgt=valid_tgt,
+        train_src=src_store,
+        train_tgt=tgt_store,
+        sizes=sizes,
+        valid=sets,
         tgt_pieces=tgt_pieces,
-        stats=stats,
+        stats=summary,
     )
 
 
-def _histogram(lengths: list[int]) -> dict[str, int]:
-    """Count source sentences per word-length bucket (the buckets of `s2a evaluate`)."""
-    return {name: sum(lo <= n <= hi for n in lengths) for name, lo, hi in BUCKETS}
+def _pairs(spec: CorpusSpec, cfg: TrainConfig, report: ReadReport) -> Iterator[tuple[str, str]]:
+    """The normalised pairs of one corpus, streamed."""
+    for src, tgt in iter_pairs(
+        spec.path, report, src_col=spec.src_col, tgt_col=spec.tgt_col, max_chars=cfg.max_chars
+    ):
+        yield normalize(src), normalize(tgt)
+
+
+def _read_valid(
+    valid: list[CorpusSpec], first: CorpusSpec, cfg: TrainConfig
+) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The validation sets: the --valid files, or pairs held out of the first corpus."""
+    if valid:
+        sets = []
+        for spec in valid:
+            pairs, _ = read_pairs(spec.path, src_col=spec.src_col, tgt_col=spec.tgt_col)
+            sets.append((spec.path, [(normalize(s), normalize(t)) for s, t in pairs]))
+        return sets
+    rng = random.Random(cfg.seed)
+    reservoir: list[tuple[str, str]] = []  # a uniform sample of the corpus, in one pass
+    report = ReadReport(path=first.path)
+    for n, pair in enumerate(_pairs(first, cfg, report)):
+        if n < cfg.valid_size:
+            reservoir.append(pair)
+        elif (j := rng.randrange(n + 1)) < cfg.valid_size:
+            reservoir[j] = pair
+    _refuse_empty(report)
+    size = min(cfg.valid_size, report.kept // 10)
+    if size < MIN_VALID:
+        raise CorpusError(
+            f"{first.path}: {report.kept:,} usable pairs are too few to hold out a validation "
+            f"set of {MIN_VALID} (a tenth of the corpus); give --valid FILE or more pairs"
+        )
+    held = sorted(rng.sample(range(len(reservoir)), size))
+    return [(f"{first.path} (held out)", [reservoir[i] for i in held])]
+
+
+def _refuse_empty(report: ReadReport) -> None:
+    """A corpus with no usable pair is an error, with the reasons its lines were skipped."""
+    if not report.kept:
+        detail = f" ({report.summary()})" if report.skipped else ""
+        raise CorpusError(f"{report.path}: no usable sentence pairs{detail}")
+
+
+def _subword_sample(
+    corpora: list[CorpusSpec], cfg: TrainConfig, held_src: set[str], held_tgt: set[str]
+) -> list[str]:
+    """Source and target text to train SentencePiece on, each corpus as its weight says."""
+    texts: list[str] = []
+    for k, spec in enumerate(corpora):
+        rng = random.Random(cfg.seed * 31 + k)
+        rate = min(1.0, spec.weight)
+        for src, tgt in _pairs(spec, cfg, ReadReport(path=spec.path)):
+            if src not in held_src and tgt not in held_tgt and rng.random() < rate:
+                texts += (src, tgt)
+    if len(texts) > SPM_SENTENCES:
+        texts = random.Random(cfg.seed).sample(texts, SPM_SENTENCES)
+    return texts
+
+
+def _encode_corpus(
+    k: int,
+    spec: CorpusSpec,
+    cfg: TrainConfig,
+    subwords: Subwords,
+    held: tuple[set[str], set[str], set[tuple[str, str]]],
+    src_store: IdStore,
+    tgt_store: IdStore,
+) -> dict[str, Any]:
+    """Encode one corpus (and noisy copies of its sources) into the stores; return its counts."""
+    held_src, held_tgt, held_pairs = held  # validation sentences, pairs held out of this corpus
+    report = ReadReport(path=spec.path)
+    rng = random.Random(cfg.seed * 1_000_003 + k)
+    held_out = overlap = copies = too_long = kept = 0
+    counted: set[tuple[str, str]] = set()
+    words = [0] * len(BUCKETS)
+    chunk: list[tuple[str, str]] = []
+    pairs = _pairs(spec, cfg, report)
+    while True:
+        chunk = list(islice(pairs, 20_000))
+        if not chunk:
+            break
+        fresh = [(s, t) for s, t in chunk if s not in held_src and t not in held_tgt]
+        first_seen = {p for p in chunk if p in held_pairs} - counted if held_pairs else set()
+        counted |= first_seen
+        held_out += len(first_seen)  # repeats of a held-out pair count as overlapping
+        overlap += len(chunk) - len(fresh) - len(first_seen)
+        for s, _ in fresh:
+            n = len(s.split())
+            words[next(b for b, (_, lo, hi) in enumerate(BUCKETS) if lo <= n <= hi)] += 1
+        noisy = noisy_copies(fresh, share=cfg.noise_share, rng=rng)
+        copies += len(noisy)
+        both = fresh + noisy
+        src_ids = subwords.encode([s for s, _ in both])
+        tgt_ids = subwords.encode([t for _, t in both])
+        for s, t in zip(src_ids, tgt_ids, strict=True):
+            if len(s) < cfg.max_pieces and len(t) < cfg.max_pieces:
+                src_store.append(s)
+                tgt_store.append(t)
+                kept += 1
+            else:
+                too_long += 1
+    _refuse_empty(report)
+    return {
+        "corpus": spec.path,
+        "weight": spec.weight,
+        "lines": report.lines,
+        "pairs_read": report.kept,
+        "skipped": dict(report.skipped),
+        "skipped_first_line": dict(report.first_line),
+        "held_out": held_out,
+        "dropped_overlapping_valid": overlap,
+        "noisy_copies": copies,
+        "dropped_too_many_pieces": too_long,
+        "train_examples": kept,
+        "per_epoch": round(kept * spec.weight),
+        "length_histogram": {name: n for (name, _, _), n in zip(BUCKETS, words, strict=False)},
+    }

@@ -54,7 +54,7 @@ def quiet(event: str, info: dict) -> None:
 
 def train_tiny(out: Path, corpus: Path, **overrides) -> Path:
     """Train a small model quickly (seconds) into `out` through the library."""
-    from seq2attn_cli.config import TrainConfig
+    from seq2attn_cli.config import CorpusSpec, TrainConfig
     from seq2attn_cli.training import train
 
     options = dict(embed=32, hidden=64, layers=1, cell="gru", attention="general", dropout=0.0)
@@ -62,8 +62,9 @@ def train_tiny(out: Path, corpus: Path, **overrides) -> Path:
     resume = overrides.pop("resume", False)
     cfg = dict(vocab_size=60, valid_size=20, batch_tokens=300, epochs=12, lr=5e-3, amp=False)
     cfg.update(overrides)
+    columns = {k: overrides.pop(k) for k in ("src_col", "tgt_col") if k in overrides}
     train(
-        corpus=corpus,
+        corpora=[CorpusSpec(path=str(corpus), **columns)],
         out=out,
         model_options=options,
         cfg=TrainConfig(**cfg),

@@ -1,21 +1,23 @@
-"""Reading corpora: every skipped line is counted by reason, nothing usable -> a clear error."""
+"""Reading corpora: every skipped line is counted by reason, nothing usable -> a clear error;
+compressed corpora stream; epochs mix corpora by weight; noisy copies look typed."""
 
 from __future__ import annotations
 
+import gzip
 import io
+import lzma
+import random
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seq2attn_cli.data import (
-    CorpusError,
-    batch_plan,
-    casual_variants,
-    line_chunks,
-    read_pairs,
-    split_held_out,
-)
+from seq2attn_cli.batching import batch_plan, epoch_examples
+from seq2attn_cli.errors import CorpusError
+from seq2attn_cli.noise import noisy_copies, strip_accents, typed
+from seq2attn_cli.reading import normalize, read_pairs
+from seq2attn_cli.streams import line_chunks
 
 
 def test_bad_lines_are_counted_by_reason_with_first_line(tmp_path):
@@ -74,20 +76,59 @@ def test_text_is_nfc_normalised_and_whitespace_folded(tmp_path):
     assert pairs == [("\u00e9t\u00e9 chaud", "summer")]
 
 
-def test_held_out_pairs_share_no_sentence_with_training():
-    pairs = [(f"s{i % 50}", f"t{i % 70}") for i in range(400)]  # many repeats, like Tatoeba
-    train, held = split_held_out(pairs, size=30, seed=3)
-    assert len(held) == 30
-    assert not {s for s, _ in train} & {s for s, _ in held}
-    assert not {t for _, t in train} & {t for _, t in held}
+@pytest.mark.parametrize("suffix, opener", [(".gz", gzip.open), (".xz", lzma.open)])
+def test_compressed_corpora_read_like_plain_ones(tmp_path, suffix, opener):
+    with opener(tmp_path / f"c.tsv{suffix}", "wb") as f:
+        f.write("bonjour\thello\nno tab\nmerci\tthanks\n".encode())
+    pairs, report = read_pairs(tmp_path / f"c.tsv{suffix}")
+    assert pairs == [("bonjour", "hello"), ("merci", "thanks")]
+    assert report.skipped == {"no tab": 1}
+
+
+def test_a_damaged_xz_corpus_is_one_clear_error(tmp_path):
+    path = tmp_path / "c.tsv.xz"
+    path.write_bytes(lzma.compress(b"a\tb\n" * 1000)[:60])
+    with pytest.raises(CorpusError, match=r"c\.tsv\.xz: line \d+: cannot decompress"):
+        read_pairs(path)
+
+
+@pytest.mark.parametrize(
+    "typed_text, normal",
+    [
+        ("J’ai faim !", "J'ai faim!"),
+        ("« Oui », dit-il .", '"Oui", dit-il.'),
+        ("Il est 7 h 45 ?", "Il est 7 h 45?"),
+        ("“Hello”", '"Hello"'),
+    ],
+)
+def test_input_is_normalised_the_way_training_saw_it(typed_text, normal):
+    assert normalize(typed_text) == normal
 
 
 @given(st.lists(st.tuples(st.integers(1, 40), st.integers(1, 40)), min_size=1, max_size=300))
 @settings(max_examples=50, deadline=None)
 def test_batch_plan_uses_every_example_once_and_is_reproducible(lengths):
-    plan = batch_plan(lengths, batch_tokens=100, seed=1, epoch=2)
-    assert sorted(i for b in plan for i in b) == list(range(len(lengths)))
-    assert plan == batch_plan(lengths, batch_tokens=100, seed=1, epoch=2)
+    examples = list(range(len(lengths)))
+    plan = batch_plan(lengths, examples, batch_tokens=100, seed=1, epoch=2)
+    assert sorted(i for b in plan for i in b) == examples
+    assert plan == batch_plan(lengths, examples, batch_tokens=100, seed=1, epoch=2)
+
+
+def test_an_epoch_takes_each_corpus_as_often_as_its_weight_says():
+    sizes, weights = [10, 20, 100], [2, 1, 0.25]
+    counts = Counter(epoch_examples(sizes, weights, seed=1, epoch=0))
+    assert all(counts[i] == 2 for i in range(10))
+    assert all(counts[i] == 1 for i in range(10, 30))
+    assert sum(counts[i] for i in range(30, 130)) == 25
+
+
+def test_a_fractional_weight_walks_through_the_whole_corpus_over_epochs():
+    seen = [set(epoch_examples([100], [0.25], seed=1, epoch=e)) for e in range(4)]
+    assert set.union(*seen) == set(range(100))
+    assert sum(map(len, seen)) == 100  # four different quarters
+    assert epoch_examples([100], [0.25], seed=1, epoch=2) == epoch_examples(
+        [100], [0.25], seed=1, epoch=2
+    )
 
 
 def test_line_chunks_keep_every_line_and_cut_endless_ones():
@@ -115,10 +156,23 @@ def test_line_chunks_round_trip_any_text(lines):
     assert got == [line.encode("utf-8", "surrogatepass") for line in lines]
 
 
-def test_casual_variants_lower_the_first_letter_and_drop_the_stop():
-    pairs = [("Je suis étudiant.", "I'm a student."), ("Va !", "Go!"), ("je", "I")] * 50
-    variants = casual_variants(pairs, share=1.0, seed=0)
-    sources = {s for s, _ in variants}
-    assert sources == {"je suis étudiant", "je suis étudiant .", "va !"}
-    assert {t for s, t in variants if s.startswith("je suis")} == {"I'm a student."}
-    assert casual_variants(pairs, share=0.0, seed=0) == []
+def test_noisy_copies_look_typed_and_keep_their_targets():
+    pairs = [
+        ("Ma mère est très gentille.", "My mother is very kind."),
+        ("J'ai faim.", "I'm hungry."),
+    ]
+    copies = noisy_copies(pairs * 200, share=1.0, rng=random.Random(0))
+    sources = {s for s, _ in copies}
+    assert "ma mere est tres gentille" in sources  # no accents, lower case, no stop
+    assert any("jai" in s.lower() or "j ai" in s.lower() for s in sources)
+    assert {t for _, t in copies} == {t for _, t in pairs}
+    assert noisy_copies(pairs, share=0.0, rng=random.Random(0)) == []
+
+
+def test_typing_noise_changes_no_more_than_people_do():
+    rng = random.Random(3)
+    src = "La voiture rouge est devant la maison."
+    for _ in range(200):
+        noisy = typed(src, rng)
+        assert abs(len(noisy) - len(src)) <= 2
+        assert strip_accents(noisy.lower())[:2] == "la"

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli import app
-from seq2attn_cli.data import CorpusError, read_pairs
+from seq2attn_cli.errors import CorpusError
+from seq2attn_cli.reading import read_pairs
 from seq2attn_cli.subwords import Subwords
 
 GOOD = b"".join(f"{s}\t{t}\n".encode() for s, t in toy_pairs(300, seed=7))
@@ -64,7 +65,7 @@ FAILING = {  # kind -> what the one error line must say (beside the file name)
     "utf16": "(first: line 1)",
     "one-column": "no tab: 20 lines (first: line 1)",
     "only-huge-line": "too long: 1 line (first: line 1)",
-    "too-few-pairs": "no validation set",
+    "too-few-pairs": "too few to hold out a validation set",
     "directory": "is a directory",
     "missing": "no such file",
     "three-columns-want-4th": "missing column: 20 lines (first: line 1)",
@@ -114,11 +115,14 @@ def test_messy_corpus_trains_and_reports_every_skipped_line(tmp_path):
         "invalid UTF-8": (1, first_bad + 2), "too long": (2, first_bad + 3),
         "empty line": (1, first_bad + 5), "empty side": (1, first_bad + 6),
     }  # fmt: skip
-    summary = next(line for line in err.splitlines() if line.startswith(str(corpus)))
-    assert f"301 pairs from {300 + len(bad)} lines; skipped 7:" in summary, summary
+    lines = err.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(str(corpus)))
+    summary, skipped = lines[at], lines[at + 1]
+    assert f"{300 + len(bad)} lines, 301 pairs read" in summary, summary
+    assert skipped.startswith("  skipped 7: "), skipped
     for reason, (n, first) in expected.items():
-        assert f"{reason}: {n} line{'s' * (n != 1)} (first: line {first})" in summary, summary
-    stats = json.loads((out / "config.json").read_text())["corpus"]
+        assert f"{reason}: {n} (first: line {first})" in skipped, skipped
+    stats = json.loads((out / "config.json").read_text())["corpus"]["corpora"][0]
     assert stats["pairs_read"] == 301
     assert stats["skipped"] == {reason: n for reason, (n, _) in expected.items()}
     subwords = Subwords.load(out / "spm.model")

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli import app
-from seq2attn_cli.data import clean, line_chunks
+from seq2attn_cli.reading import clean
+from seq2attn_cli.streams import line_chunks
 from seq2attn_cli.translator import Translator
 
 LONG = ("je mange pain " * 7200)[:100_000]

@@ -7,6 +7,7 @@ last checkpoint; what can be checked before training is reported before training
 from __future__ import annotations
 
 import errno
+import dataclasses
 import json
 import os
 import shutil
@@ -24,7 +25,7 @@ from typer.testing import CliRunner
 from seq2attn_cli import checkpoint as ckpt
 from seq2attn_cli import training
 from seq2attn_cli.cli import app
-from seq2attn_cli.config import TrainConfig
+from seq2attn_cli.config import CorpusSpec, TrainConfig
 from seq2attn_cli.seq2seq import Seq2Seq
 from seq2attn_cli.translator import Translator
 
@@ -44,10 +45,12 @@ def run(out: Path, corpus: Path, events: list | None = None, **overrides) -> dic
     resume = overrides.pop("resume", False)
     cfg.update(overrides)
     record = (lambda event, info: events.append((event, info))) if events is not None else None
-    return training.train(
-        corpus=corpus, out=out, model_options=OPTIONS, cfg=TrainConfig(**cfg), resume=resume,
-        device=torch.device("cpu"), report=record or (lambda event, info: None),
+    state = training.train(
+        corpora=[CorpusSpec(path=str(corpus))], out=out, model_options=OPTIONS,
+        cfg=TrainConfig(**cfg), resume=resume, device=torch.device("cpu"),
+        report=record or (lambda event, info: None),
     )  # fmt: skip
+    return dataclasses.asdict(state)
 
 
 def resume_state(model: Path) -> dict:

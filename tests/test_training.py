@@ -19,7 +19,7 @@ def test_model_directory_holds_config_weights_tokenizer_and_metrics(tiny_model):
     config = json.loads((tiny_model / "config.json").read_text())
     assert config["format_version"] == 1
     assert config["model"]["attention"] == "general"
-    assert config["corpus"]["train_pairs"] > 500
+    assert config["corpus"]["train_examples"] > 500
     epochs = config["epochs"]
     assert 5 <= len(epochs) <= 12  # early stopping may end before the last epoch
     assert {"valid_loss", "valid_ppl", "valid_bleu", "valid_chrf", "tok_per_s"} <= set(epochs[0])
