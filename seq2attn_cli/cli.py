@@ -235,13 +235,13 @@ RESUMABLE_LIMITS = {"epochs", "max_steps", "max_time"}  # what --resume may chan
 NOT_STORED = {"out", "resume", "nproc", "device", "threads", "debug", "init"}
 
 
-@app.command()
+@app.command(cls=Command)
 def train(
     ctx: typer.Context,
     corpora: Annotated[
         list[Path] | None,
         typer.Argument(
-            metavar="CORPUS...",
+            metavar="CORPUS",
             help="Tab-separated files (.gz/.xz too), one sentence pair a line; none with --resume.",
             show_default=False,
         ),
