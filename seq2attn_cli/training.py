@@ -342,7 +342,8 @@ def end_epoch(run: Run, done: float, tok_per_s: float, stop: str, report: Report
         epoch=round(done, 4), step=run.state.step, lr=run.optimizer.param_groups[0]["lr"],
         tok_per_s=tok_per_s,
     )  # fmt: skip
-    stop = stop or _after_validation(run, metrics)
+    verdict = _after_validation(run, metrics)  # always: it keeps the best weights
+    stop = stop or verdict
     run.state.epochs.append({k: v for k, v in metrics.items() if k != "samples"})
     run.save()
     report("validated", {**metrics, "best": run.state.best_bleu, "stop": stop})
