@@ -308,6 +308,13 @@ def train(
             help="Start from this model's weights and pieces (fine-tuning); its architecture."
         ),
     ] = None,
+    check_columns: Annotated[
+        bool,
+        typer.Option(
+            "--check-columns/--no-check-columns",
+            help="Refuse a corpus whose columns look the other way round from the rest.",
+        ),
+    ] = TRAIN.check_columns,
     noise_share: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Share of pairs also seen typed as people do.")
     ] = TRAIN.noise_share,

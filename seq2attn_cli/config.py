@@ -61,8 +61,6 @@ class CorpusSpec:
 class TrainConfig:
     """How one training run goes; saved as the "training" part of config.json."""
 
-    src_col: int = 1  # 1-based column of the source sentence
-    tgt_col: int = 2  # 1-based column of the target sentence
     valid_size: int = 1000  # pairs held out for validation when no --valid file is given
     vocab_size: int = 8000  # SentencePiece pieces, joint over source and target
     max_chars: int = 1000  # longer sides are skipped (and counted) when reading
@@ -82,6 +80,7 @@ class TrainConfig:
     seed: int = 1
     amp: bool = True  # bf16 autocast where the device has native bf16 (2x on AVX-512 CPUs)
     probe: str = ""  # sentence whose attention is kept after every epoch (--history)
+    check_columns: bool = True  # refuse a corpus whose columns look swapped against the rest
     noise_share: float = 0.3  # pairs also trained on as typed: "je suis etudiant", "jai faim"
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from . import languages
 from .config import BOS, EOS, PAD, UNK, CorpusSpec, TrainConfig
 from .errors import CorpusError
 from .noise import noisy_copies
@@ -79,8 +80,13 @@ def prepare(
     tgt_pieces: list[int] | None,
     report: Report,
     subword_trainer: Callable[..., Subwords] = train_subwords,
+    expected: tuple[str | None, str | None] = (None, None),
 ) -> Prepared:
-    """Hold out validation pairs, train (or reuse) subwords, encode and filter every corpus."""
+    """Hold out validation pairs, train (or reuse) subwords, encode and filter every corpus.
+
+    `expected` is the (source, target) language the run must keep (that of --init's model).
+    """
+    direction = _direction(corpora, cfg, expected)
     valid_sets = _read_valid(valid, corpora[0], cfg)
     held_src = {s for v in valid_sets for s, _ in v[1]}
     held_tgt = {t for v in valid_sets for _, t in v[1]}
@@ -120,6 +126,7 @@ def prepare(
         for name, pairs in valid_sets
     ]
     summary = {
+        "languages": {"source": direction[0], "target": direction[1]},
         "corpora": stats,
         "valid": [{"name": v.name, "pairs": len(v.pairs)} for v in sets],
         "vocabulary": {
@@ -139,6 +146,33 @@ def prepare(
         tgt_pieces=tgt_pieces,
         stats=summary,
     )
+
+
+def _direction(
+    corpora: list[CorpusSpec], cfg: TrainConfig, expected: tuple[str | None, str | None]
+) -> tuple[str | None, str | None]:
+    """The (source, target) languages the corpora's columns look like; a corpus whose
+    columns look the other way round from the rest (or from `expected`) is an error."""
+    direction = expected
+    for spec in corpora:
+        head = list(islice(_pairs(spec, cfg, ReadReport(path=spec.path)), 2000))
+        seen = (
+            languages.guess_language(languages.sample([s for s, _ in head])),
+            languages.guess_language(languages.sample([t for _, t in head])),
+        )
+        if None in seen:
+            continue
+        if None in direction:
+            direction = seen
+        elif cfg.check_columns and seen == direction[::-1] and seen[0] != seen[1]:
+            raise CorpusError(
+                f"{spec.path}: column {spec.src_col} looks {languages.name(seen[0])} and column "
+                f"{spec.tgt_col} {languages.name(seen[1])}, the other way round from "
+                f"{languages.name(direction[0])} -> {languages.name(direction[1])}: give this "
+                f"corpus --src-col {spec.tgt_col} --tgt-col {spec.src_col} "
+                "(or --no-check-columns)"
+            )
+    return direction
 
 
 def _pairs(spec: CorpusSpec, cfg: TrainConfig, report: ReadReport) -> Iterator[tuple[str, str]]:

@@ -10,6 +10,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from . import languages
+
 
 class TrainProgress:
     """Turns training events into progress bars, log lines and epoch tables on a console."""
@@ -63,6 +65,9 @@ class TrainProgress:
     def on_data(self, info: dict[str, Any]) -> None:
         v = info["vocabulary"]
         sets = ", ".join(f"{s['name']} ({s['pairs']:,})" for s in info["valid"])
+        src, tgt = (languages.name(info["languages"][k]) for k in ("source", "target"))
+        if src != "unknown" or tgt != "unknown":
+            self.console.print(f"languages, guessed from the text: {src} -> {tgt}")
         self.console.print(
             f"vocabulary: {v['pieces']:,} pieces ({v['target']:,} on the target side); "
             f"validation: {sets}",

@@ -164,9 +164,14 @@ def start_run(
         if init is not None:  # the pieces of the model we start from: its weights fit them
             subwords = Subwords.load(init / ckpt.SPM)
             tgt_pieces = ckpt.read_tensors(init / ckpt.WEIGHTS)["tgt_pieces"].tolist()
+    expected = (None, None)
+    if init is not None or resume:  # the languages of the model the run continues
+        recorded = ckpt.read_json((init if not resume else out) / ckpt.CONFIG).get("corpus", {})
+        known = recorded.get("languages") or {}
+        expected = (known.get("source"), known.get("target"))
     data = prepare(
         corpora, cfg, valid=valid, subwords=subwords, tgt_pieces=tgt_pieces, report=report,
-        subword_trainer=subword_trainer,
+        subword_trainer=subword_trainer, expected=expected,
     )  # fmt: skip
     model_config = ModelConfig(
         src_vocab=len(data.subwords), tgt_vocab=len(data.tgt_pieces), **model_options

@@ -1,0 +1,124 @@
+"""Training on several corpora as a user runs it: weights, columns per corpus, compressed
+files, a summary of what was used, swapped columns caught, resume and --init that keep the
+stored run."""
+
+from __future__ import annotations
+
+import json
+import lzma
+from pathlib import Path
+
+import pytest
+from conftest import toy_pairs, write_tsv
+from typer.testing import CliRunner
+
+from seq2attn_cli.cli import app
+
+TINY = ["--vocab-size", "60", "--embed", "32", "--hidden", "64", "--batch-tokens", "300",
+        "--threads", "1", "--no-amp"]  # fmt: skip
+FR = "le la les un une des et est dans pour sur avec que qui pas je il elle nous".split()
+EN = "the a of and is in to it that this was for on with he she we you not they".split()
+
+
+def sentences(n: int, words: list[str], seed: int) -> list[str]:
+    """Running 'text' of a language's commonest words: enough to tell the language."""
+    import random
+
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(words) for _ in range(rng.randint(3, 7))) for _ in range(n)]
+
+
+def train(*args: str):
+    """s2a train through the CLI, in this process."""
+    return CliRunner().invoke(app, ["train", *map(str, args)])
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory) -> dict[str, Path]:
+    """A French->English corpus, an English<TAB>French one, and an .xz one."""
+    root = tmp_path_factory.mktemp("corpora")
+    fr, en = sentences(400, FR, 1), sentences(400, EN, 2)
+    paths = {
+        "fr_en": write_tsv(root / "fr_en.tsv", list(zip(fr, en, strict=True))),
+        "en_fr": write_tsv(root / "en_fr.tsv", list(zip(en, fr, strict=True))),
+        "toy": write_tsv(root / "toy.tsv", toy_pairs(300, seed=4)),
+    }
+    xz = root / "toy.tsv.xz"
+    xz.write_bytes(lzma.compress(paths["toy"].read_bytes()))
+    paths["xz"] = xz
+    return paths
+
+
+def test_several_corpora_train_with_their_weights_and_columns(tmp_path, corpora):
+    out = tmp_path / "m"
+    result = train(corpora["fr_en"], corpora["en_fr"], corpora["xz"], "--src-col", "1,2,1",
+                   "--tgt-col", "2,1,2", "--weights", "1,0.5,2", "--out", out, "--max-steps",
+                   "4", *TINY)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    used = json.loads((out / "config.json").read_text())["corpus"]
+    first, second, third = used["corpora"]
+    assert first["pairs_read"] == 400 and first["held_out"] > 0
+    assert second["held_out"] == 0 and second["per_epoch"] == round(second["train_examples"] / 2)
+    assert third["corpus"].endswith("toy.tsv.xz") and third["pairs_read"] == 300
+    assert third["per_epoch"] == 2 * third["train_examples"]
+    assert used["languages"] == {"source": "fr", "target": "en"}
+    for corpus in ("fr_en.tsv", "en_fr.tsv", "toy.tsv.xz"):  # the per-corpus summary lines
+        assert any(corpus in line and "per epoch" in line for line in result.stderr.splitlines())
+
+
+def test_a_corpus_with_swapped_columns_is_refused_naming_the_fix(tmp_path, corpora):
+    out = tmp_path / "m"
+    result = train(corpora["fr_en"], corpora["en_fr"], "--out", out, "--max-steps", "2", *TINY)
+    assert result.exit_code == 2
+    assert "en_fr.tsv: column 1 looks English and column 2 French" in result.stderr
+    assert "--src-col 2 --tgt-col 1" in result.stderr
+    assert not out.exists()  # a failed train leaves no directory behind
+    forced = train(corpora["fr_en"], corpora["en_fr"], "--out", out, "--max-steps", "2",
+                   "--no-check-columns", *TINY)  # fmt: skip
+    assert forced.exit_code == 0, forced.output
+
+
+def test_a_missing_corpus_fails_before_any_directory_is_made(tmp_path, corpora):
+    out = tmp_path / "m"
+    result = train(corpora["toy"], tmp_path / "nope.tsv", "--out", out, *TINY)
+    assert result.exit_code == 2 and "nope.tsv: no such file" in result.stderr
+    assert not out.exists()
+
+
+def test_resume_needs_no_corpus_and_refuses_flags_that_contradict_the_run(tmp_path, corpora):
+    out = tmp_path / "m"
+    assert train(corpora["toy"], "--out", out, "--max-steps", "3", *TINY).exit_code == 0
+    resumed = train("--resume", "--out", out, "--max-steps", "6", "--threads", "1")
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads((out / "config.json").read_text())["steps"] == 6
+    clash = train("--resume", "--out", out, "--hidden", "128")
+    assert clash.exit_code == 2
+    assert "--hidden 128 contradicts the run stored" in clash.stderr
+    same = train("--resume", "--out", out, "--hidden", "64", "--max-steps", "7")
+    assert same.exit_code == 0, same.output  # repeating the stored value is fine
+
+
+def test_init_starts_from_a_model_and_keeps_its_architecture(tmp_path, corpora, tiny_model):
+    out = tmp_path / "tuned"
+    result = train(corpora["toy"], "--init", tiny_model, "--out", out, "--max-steps", "2",
+                   "--batch-tokens", "300", "--threads", "1")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (out / "spm.model").read_bytes() == (tiny_model / "spm.model").read_bytes()
+    assert f"starting from the weights of {tiny_model}" in result.stderr
+    clash = train(corpora["toy"], "--init", tiny_model, "--out", tmp_path / "x", "--hidden", "128")
+    assert clash.exit_code == 2 and "--hidden contradicts --init" in clash.stderr
+
+
+def test_a_corpus_too_small_for_validation_is_refused(tmp_path):
+    corpus = write_tsv(tmp_path / "small.tsv", toy_pairs(50))
+    result = train(corpus, "--out", tmp_path / "m", *TINY)
+    assert result.exit_code == 2
+    assert "too few to hold out a validation set" in result.stderr
+
+
+def test_a_vocabulary_too_large_for_the_corpus_is_warned_about(tmp_path, corpora):
+    result = train(corpora["toy"], "--out", tmp_path / "m", "--max-steps", "1",
+                   *TINY[:0], "--vocab-size", "8000", "--embed", "32", "--hidden", "64",
+                   "--threads", "1", "--no-amp")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "--vocab-size 8,000 is too large for this corpus" in result.stderr
