@@ -77,21 +77,14 @@ class Int8RNN(nn.Module):
 
     def forward(self, x: torch.Tensor | PackedSequence, state=None):
         """As nn.GRU / nn.LSTM with batch_first=True: (outputs, final state)."""
-        packed = isinstance(x, PackedSequence)
-        if packed:
+        lengths = None
+        if isinstance(x, PackedSequence):
             x, lengths = pad_packed_sequence(x, batch_first=True)  # (batch, T, in)
-        else:
-            lengths = torch.full((x.size(0),), x.size(1), dtype=torch.long)
-        batch, steps = x.shape[:2]
         if state is None:
-            zeros = x.new_zeros(self.layers * self.directions, batch, self.hidden)
+            zeros = x.new_zeros(self.layers * self.directions, x.size(0), self.hidden)
             state = (zeros, zeros) if self.lstm else zeros
         h0, c0 = state if self.lstm else (state, state)
-        if packed or self.directions == 2:
-            t = torch.arange(steps)
-            # each row reversed within its own length; the same index turns it back
-            reverse = torch.where(t < lengths[:, None], lengths[:, None] - 1 - t, t)  # (batch, T)
-        rows, last = torch.arange(batch), lengths - 1  # (batch,) each row's last real step
+        reverse = None if self.directions == 1 else _reversal(lengths, x.shape[:2])
         finals_h, finals_c = [], []
         for layer in range(self.layers):
             outputs = []
@@ -99,38 +92,59 @@ class Int8RNN(nn.Module):
                 i = layer * self.directions + d
                 seq = x if d == 0 else _take(x, reverse)  # (batch, T, in)
                 out, c = self._run(i, seq, h0[i], c0[i])  # (batch, T, hidden)
-                finals_h.append(out[rows, last] if packed else out[:, -1])
+                finals_h.append(_last(out, lengths))
                 if self.lstm:
-                    finals_c.append(c[rows, last] if packed else c[:, -1])
+                    finals_c.append(_last(c, lengths))
                 outputs.append(out if d == 0 else _take(out, reverse))
             x = torch.cat(outputs, dim=-1) if self.directions == 2 else outputs[0]
         h = torch.stack(finals_h)  # (layers * directions, batch, hidden)
         final = (h, torch.stack(finals_c)) if self.lstm else h
-        if packed:
+        if lengths is not None:
             x = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
         return x, final
 
     def _run(self, i: int, seq: torch.Tensor, h: torch.Tensor, c: torch.Tensor):
         """One direction of one layer over every step: (outputs, cell states)."""
         gates_x = self.ih[i](seq)  # (batch, T, gates * hidden): all steps in one matmul
+        size = self.hidden
         outputs, cells = [], []
         for t in range(seq.size(1)):
-            gates_h = self.hh[i](h)  # (batch, gates * hidden)
+            gates = self.hh[i](h)  # (batch, gates * hidden)
             if self.lstm:
-                gates = gates_x[:, t] + gates_h
-                i_g, f_g, g_g, o_g = gates.chunk(4, dim=-1)
-                c = torch.sigmoid(f_g) * c + torch.sigmoid(i_g) * torch.tanh(g_g)
-                h = torch.sigmoid(o_g) * torch.tanh(c)
+                gates = gates + gates_x[:, t]
+                i_f = torch.sigmoid(gates[:, : 2 * size])  # input and forget gates
+                c = torch.addcmul(
+                    i_f[:, size:] * c, i_f[:, :size], torch.tanh(gates[:, 2 * size : 3 * size])
+                )
+                h = torch.sigmoid(gates[:, 3 * size :]) * torch.tanh(c)
                 cells.append(c)
-            else:
-                x_r, x_z, x_n = gates_x[:, t].chunk(3, dim=-1)
-                h_r, h_z, h_n = gates_h.chunk(3, dim=-1)
-                r, z = torch.sigmoid(x_r + h_r), torch.sigmoid(x_z + h_z)
-                n = torch.tanh(x_n + r * h_n)
-                h = (1 - z) * n + z * h
+            else:  # r, z from both; n = tanh(x_n + r * h_n); h = (1 - z) * n + z * h
+                r_z = torch.sigmoid(gates_x[:, t, : 2 * size] + gates[:, : 2 * size])
+                n = torch.tanh(
+                    torch.addcmul(gates_x[:, t, 2 * size :], r_z[:, :size], gates[:, 2 * size :])
+                )
+                h = torch.lerp(n, h, r_z[:, size:])
             outputs.append(h)
+        if len(outputs) == 1:  # a decoding step: no stacking
+            return outputs[0][:, None], (cells[0][:, None] if self.lstm else None)
         out = torch.stack(outputs, dim=1)  # (batch, T, hidden)
         return out, (torch.stack(cells, dim=1) if self.lstm else out)
+
+
+def _reversal(lengths: torch.Tensor | None, shape: torch.Size) -> torch.Tensor:
+    """For each row, the index of its steps reversed within its own length: (batch, T)."""
+    batch, steps = shape
+    t = torch.arange(steps)
+    if lengths is None:
+        return (steps - 1 - t).expand(batch, steps)
+    return torch.where(t < lengths[:, None], lengths[:, None] - 1 - t, t)  # an involution
+
+
+def _last(out: torch.Tensor, lengths: torch.Tensor | None) -> torch.Tensor:
+    """Each row's output at its last real step: (batch, hidden)."""
+    if lengths is None:
+        return out[:, -1]
+    return out[torch.arange(out.size(0)), lengths - 1]
 
 
 def _take(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
