@@ -37,12 +37,15 @@ FIELDS = {"q", "source", "target", "format", "alternatives", "api_key", "attenti
 
 @dataclass(frozen=True, kw_only=True)
 class Limits:
-    """What one request may ask for; beyond it the answer is 413 or 422, never a crash."""
+    """What one request may ask for; beyond it the answer is 413 or 422, never a crash.
 
-    body_bytes: int = 256 * 1024  # request body
-    lines: int = 128  # lines per request, over all its q strings
-    chars: int = 1000  # characters per line (the model's own limit by default)
-    timeout: float = 30.0  # seconds, waiting included
+    The defaults are `s2a serve`'s options.
+    """
+
+    body_bytes: int  # request body
+    lines: int  # lines per request, over all its q strings
+    chars: int  # characters per line
+    timeout: float  # seconds, waiting included
 
 
 class Refused(Exception):

@@ -30,7 +30,8 @@ def translator(tiny_model) -> Translator:
 
 def client_for(translator: Translator, **options) -> TestClient:
     """A test client of the app as `s2a serve` builds it, with the given limits or api_key."""
-    limits = Limits(**{k: options.pop(k) for k in list(options) if hasattr(Limits, k)})
+    given = {k: options.pop(k) for k in ("body_bytes", "lines", "chars", "timeout") if k in options}
+    limits = Limits(**{"body_bytes": 262144, "lines": 128, "chars": 1000, "timeout": 30, **given})
     app = create_app(translator, languages=("fr", "en"), beam=5, limits=limits, **options)
     return TestClient(app)
 

@@ -34,12 +34,21 @@ def open_page(url: str, sentence: str, *, width: int = 1000, phone: bool = False
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
     viewport = {"width": width, "height": 800}
     page = browser.new_page(viewport=viewport, has_touch=phone, is_mobile=phone)
-    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(url)
-               else route.abort())  # fmt: skip
+    outside: list[str] = []  # the page must not reach beyond the server: no CDN, no fonts
+
+    def local_only(route) -> None:
+        if route.request.url.startswith(url):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", local_only)
     page.goto(url)
     page.fill("#text", sentence)
     page.click("#go")
     page.wait_for_function("document.querySelector('#output').textContent.length > 0")
+    assert not outside, outside
     return playwright, browser, page
 
 
