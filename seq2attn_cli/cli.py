@@ -341,7 +341,7 @@ def train(
         fields = {f.name for f in dataclasses.fields(TrainConfig)}
         cfg = TrainConfig(**{k: v for k, v in ctx.params.items() if k in fields})
         if resume:
-            from .training import stored_run
+            from .run import stored_run
 
             cfg, options, specs, valid_specs = _resumed(stored_run(out), ctx.params, given)
         else:

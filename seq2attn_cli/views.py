@@ -7,12 +7,14 @@ out; no torch.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from . import languages
 from .alignment import pharaoh, word_level
 from .charts import bar_chart, line_chart
 from .heatmap import heatmap
@@ -115,6 +117,8 @@ def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableTyp
         _parameters(card["parameters"]),
         Text(),
         _kv("data", _data_rows(card)),
+        Text(),
+        _kv("corpora", _corpora(card["corpus"])),
     ]
     if card["epochs"]:
         parts += [Text(), *_training(card, color=color, width=width)]
@@ -162,10 +166,9 @@ def _parameters(params: dict[str, int]) -> Table:
 
 
 def _data_rows(card: dict[str, Any]) -> list[tuple[str, str]]:
-    """Vocabulary and corpus figures of a model card, as (key, value) rows."""
+    """Vocabulary, languages and validation sets of a model card, as (key, value) rows."""
     vocab, corpus = card["vocabulary"], card["corpus"]
-    skipped = corpus.get("skipped", {})
-    first = corpus.get("skipped_first_line", {})
+    guessed = corpus.get("languages") or {}
     return [
         (
             "pieces",
@@ -173,27 +176,30 @@ def _data_rows(card: dict[str, Any]) -> list[tuple[str, str]]:
             f"{vocab['target_pieces']:,} seen on the target side",
         ),
         ("sample", " ".join(vocab["sample"])),
-        ("corpus", str(corpus.get("corpus", "?"))),
         (
-            "pairs",
-            f"{corpus.get('train_pairs', 0):,} trained on, {corpus.get('held_out', 0):,} "
-            f"held out for validation",
+            "languages",
+            f"{languages.name(guessed.get('source'))} -> {languages.name(guessed.get('target'))} "
+            "(guessed from the corpora)",
         ),
-        (
-            "skipped",
-            ", ".join(f"{k}: {v} (first line {first.get(k, '?')})" for k, v in skipped.items())
-            or "none",
-        ),
-        (
-            "dropped",
-            f"{corpus.get('dropped_overlapping_held_out', 0):,} sharing a sentence "
-            f"with validation, {corpus.get('dropped_too_many_pieces', 0):,} too long",
-        ),
-        (
-            "lengths",
-            "  ".join(f"{k} words: {v:,}" for k, v in corpus.get("length_histogram", {}).items()),
-        ),
+        ("validation", ", ".join(f"{v['name']} ({v['pairs']:,})" for v in corpus.get("valid", []))),
+        ("examples", f"{corpus.get('train_examples', 0):,} (pairs and their noisy copies)"),
     ]
+
+
+def _corpora(corpus: dict[str, Any]) -> list[tuple[str, str]]:
+    """Per training corpus: pairs read, skipped, held out, dropped, noisy copies and used."""
+    rows = []
+    for c in corpus.get("corpora", []):
+        skipped = c.get("skipped", {})
+        rows.append((
+            "/".join(Path(c["corpus"]).parts[-2:]),
+            f"weight {c['weight']:g}: {c['pairs_read']:,} pairs read, "
+            f"{sum(skipped.values()):,} lines skipped, {c['held_out']:,} held out, "
+            f"{c['dropped_overlapping_valid']:,} sharing a sentence with validation, "
+            f"{c['dropped_too_many_pieces']:,} too long, {c['noisy_copies']:,} noisy copies "
+            f"-> {c['train_examples']:,} examples, {c['per_epoch']:,} per epoch",
+        ))  # fmt: skip
+    return rows
 
 
 def _training(card: dict[str, Any], *, color: bool, width: int) -> list[RenderableType]:

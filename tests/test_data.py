@@ -79,7 +79,7 @@ def test_text_is_nfc_normalised_and_whitespace_folded(tmp_path):
 @pytest.mark.parametrize("suffix, opener", [(".gz", gzip.open), (".xz", lzma.open)])
 def test_compressed_corpora_read_like_plain_ones(tmp_path, suffix, opener):
     with opener(tmp_path / f"c.tsv{suffix}", "wb") as f:
-        f.write("bonjour\thello\nno tab\nmerci\tthanks\n".encode())
+        f.write(b"bonjour\thello\nno tab\nmerci\tthanks\n")
     pairs, report = read_pairs(tmp_path / f"c.tsv{suffix}")
     assert pairs == [("bonjour", "hello"), ("merci", "thanks")]
     assert report.skipped == {"no tab": 1}

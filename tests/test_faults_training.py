@@ -6,8 +6,8 @@ last checkpoint; what can be checked before training is reported before training
 
 from __future__ import annotations
 
-import errno
 import dataclasses
+import errno
 import json
 import os
 import shutil
@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from seq2attn_cli import checkpoint as ckpt
 from seq2attn_cli import training
 from seq2attn_cli.cli import app
-from seq2attn_cli.config import CorpusSpec, TrainConfig
+from seq2attn_cli.config import CorpusSpec, ModelConfig, TrainConfig, from_dict
 from seq2attn_cli.seq2seq import Seq2Seq
 from seq2attn_cli.translator import Translator
 
@@ -56,7 +56,7 @@ def run(out: Path, corpus: Path, events: list | None = None, **overrides) -> dic
 def resume_state(model: Path) -> dict:
     """Load the resume checkpoint into a fresh model and optimizer: proves it is intact."""
     config = json.loads((model / "config.json").read_text())
-    net = Seq2Seq(training.from_dict(training.ModelConfig, config["model"]))
+    net = Seq2Seq(from_dict(ModelConfig, config["model"]))
     return ckpt.load_resume(
         model / "checkpoint.safetensors", net, torch.optim.Adam(net.parameters())
     )
