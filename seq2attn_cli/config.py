@@ -84,11 +84,6 @@ class TrainConfig:
     noise_share: float = 0.3  # pairs also trained on as typed: "je suis etudiant", "jai faim"
 
 
-def to_dict(config: Any) -> dict[str, Any]:
-    """Return a dataclass config as a plain JSON-ready dict."""
-    return dataclasses.asdict(config)
-
-
 def from_dict(cls: type, data: dict[str, Any]) -> Any:
     """Build a config from a dict, refusing unknown or missing fields with a clear message."""
     if not isinstance(data, dict):
