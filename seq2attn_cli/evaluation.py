@@ -105,7 +105,8 @@ def column_problem(
     translator: Translator, pairs: list[tuple[str, str]], *, src_col: int, tgt_col: int
 ) -> str | None:
     """What looks wrong with the test file's column order for this model; None if nothing."""
-    recorded = translator.config.get("corpus", {}).get("languages")
+    corpus = translator.config.get("corpus")
+    recorded = corpus.get("languages") if isinstance(corpus, dict) else None
     expected = (None, None)
     if isinstance(recorded, dict):
         expected = (recorded.get("source"), recorded.get("target"))
