@@ -108,7 +108,7 @@ def column_problem(
     looks = f"column {src_col} looks {name(src_lang)} and column {tgt_col} {name(tgt_lang)}"
     want_src, want_tgt = expected
     if want_src and src_lang and src_lang != want_src:
-        if tgt_lang == want_src:
+        if tgt_lang == want_src or (want_tgt and src_lang == want_tgt):
             return f"{looks}, but the source should be {name(want_src)}: {fix}"
         return (
             f"{looks}, but the source should be {name(want_src)} "

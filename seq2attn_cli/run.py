@@ -156,19 +156,18 @@ def start_run(
         state = RunState(**ckpt.load_resume(out_resume(out), model, optimizer))
         where = f"step {state.step}, epoch {state.epoch + 1}, batch {state.position}"
         report("stage", {"message": f"resumed at {where}"})
-    net: torch.nn.Module = model
-    if distributed.world() > 1:
-        ids = [device.index] if device.type == "cuda" else None
-        net = torch.nn.parallel.DistributedDataParallel(model, device_ids=ids)
     run = Run(
         out=out, cfg=cfg, model_config=model.config, corpora=corpora, valid=valid, data=data,
-        model=model, net=net, optimizer=optimizer, state=state, device=device, init=init,
+        model=model, net=model, optimizer=optimizer, state=state, device=device, init=init,
     )  # fmt: skip
     if main and not resume:
         ckpt.write_atomic(out / ckpt.SPM, data.subwords.proto)
         ckpt.save_weights(out / ckpt.WEIGHTS, model)  # loadable from the first moment on
         run.save()  # and resumable
         distributed.barrier()  # the other ranks may now read the subwords (see _pieces)
+    if distributed.world() > 1:  # after the barrier: wrapping is collective too
+        ids = [device.index] if device.type == "cuda" else None
+        run.net = torch.nn.parallel.DistributedDataParallel(model, device_ids=ids)
     return run
 
 
