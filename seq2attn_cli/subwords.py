@@ -10,6 +10,8 @@ import sentencepiece as spm
 
 from .config import BOS, EOS, PAD, UNK
 
+EOS_PIECE = "</s>"  # how the end of a sentence shows among pieces (heatmaps, --align)
+
 
 class Subwords:
     """A loaded SentencePiece model; ids 0-3 are pad, unk, bos, eos."""

@@ -15,9 +15,7 @@ from .int8 import quantize
 from .reading import normalize
 from .search import translate_ids
 from .seq2seq import Seq2Seq
-from .subwords import Subwords
-
-EOS_PIECE = "</s>"
+from .subwords import EOS_PIECE, Subwords
 
 
 @dataclass(frozen=True)

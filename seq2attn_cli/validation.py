@@ -14,6 +14,7 @@ from .corpus import Prepared, ValidSet
 from .loss import label_smoothed_loss
 from .search import translate_ids
 from .seq2seq import Seq2Seq
+from .subwords import EOS_PIECE
 
 
 def validate(model: Seq2Seq, data: Prepared, device: torch.device) -> dict[str, Any]:
@@ -71,8 +72,8 @@ def probe_attention(model: Seq2Seq, data: Prepared, text: str) -> dict[str, Any]
     model.train()
     pieces = model.tgt_pieces.tolist()
     return {
-        "source": data.subwords.pieces(src) + ["</s>"],
-        "target": data.subwords.pieces([pieces[t] for t in hyp.tokens]) + ["</s>"],
+        "source": data.subwords.pieces(src) + [EOS_PIECE],
+        "target": data.subwords.pieces([pieces[t] for t in hyp.tokens]) + [EOS_PIECE],
         # search pads each row to a width of its own; the probe's columns are its pieces + </s>
         "weights": [[round(w, 4) for w in row[: len(src) + 1]] for row in hyp.weights],
     }
