@@ -231,7 +231,7 @@ MODEL = {
     if f.init and f.default is not dataclasses.MISSING
 }
 CORPUS = CorpusSpec(path="")
-RESUMABLE_LIMITS = {"epochs", "max_steps", "max_time"}  # what --resume may change
+RESUMABLE_LIMITS = {"epochs", "max_steps", "max_time", "save_every"}  # --resume may change
 NOT_STORED = {"out", "resume", "nproc", "device", "threads", "debug", "init"}
 
 
@@ -422,7 +422,7 @@ def _resumed(stored: tuple, params: dict[str, Any], given: set[str]) -> tuple:
             fail(
                 f"{flag} {value!s:.60} contradicts the run stored in the model directory "
                 f"({stored_value!s:.60}); --resume continues it as stored, only --epochs, "
-                "--max-steps and --max-time may change"
+                "--max-steps, --max-time and --save-every may change"
             )
     limits = {k: params[k] for k in RESUMABLE_LIMITS}
     cfg = dataclasses.replace(cfg, **limits)
