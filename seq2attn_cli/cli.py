@@ -436,7 +436,7 @@ def _train(
     *,
     out: Path,
     options: dict[str, Any],
-    cfg: Any,
+    cfg: TrainConfig,
     resume: bool,
     init: Path | None,
     device: str,

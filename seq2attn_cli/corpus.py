@@ -18,7 +18,7 @@ from . import languages
 from .config import BOS, EOS, PAD, UNK, CorpusSpec, TrainConfig
 from .errors import CorpusError
 from .noise import noisy_copies
-from .reading import BUCKETS, ReadReport, iter_pairs, normalize, read_pairs
+from .reading import BUCKETS, ReadReport, bucket_of, iter_pairs, normalize, read_pairs
 from .subwords import Subwords, train_subwords
 
 Report = Callable[[str, dict[str, Any]], None]
@@ -250,7 +250,7 @@ def _encode_corpus(
     rng = random.Random(cfg.seed * 1_000_003 + k)
     held_out = overlap = copies = too_long = kept = 0
     counted: set[tuple[str, str]] = set()
-    words = [0] * len(BUCKETS)
+    histogram = dict.fromkeys((name for name, _, _ in BUCKETS), 0)  # source words
     chunk: list[tuple[str, str]] = []
     pairs = _pairs(spec, cfg, report)
     while True:
@@ -263,8 +263,7 @@ def _encode_corpus(
         held_out += len(first_seen)  # repeats of a held-out pair count as overlapping
         overlap += len(chunk) - len(fresh) - len(first_seen)
         for s, _ in fresh:
-            n = len(s.split())
-            words[next(b for b, (_, lo, hi) in enumerate(BUCKETS) if lo <= n <= hi)] += 1
+            histogram[bucket_of(s)] += 1
         noisy = noisy_copies(fresh, share=cfg.noise_share, rng=rng)
         copies += len(noisy)
         both = fresh + noisy
@@ -291,5 +290,5 @@ def _encode_corpus(
         "dropped_too_many_pieces": too_long,
         "train_examples": kept,
         "per_epoch": round(kept * spec.weight),
-        "length_histogram": {name: n for (name, _, _), n in zip(BUCKETS, words, strict=False)},
+        "length_histogram": histogram,
     }
