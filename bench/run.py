@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -47,6 +48,20 @@ def matmul_flops(dtype: str, threads: int, n: int) -> float:
         torch.mm(a, b)
         times.append(time.perf_counter() - start)
     return 2 * n**3 / statistics.median(times)
+
+
+def cpu_features() -> dict[str, Any]:
+    """CPU model, its AVX-512/bf16/AMX flags, and whether bf16 is native (bf16 autocast on)."""
+    import torch
+
+    from seq2attn_cli.run import bf16_helps
+
+    info = Path("/proc/cpuinfo").read_text()
+    model, flags = re.search(r"model name\s*:\s*(.*)", info), re.search(r"flags\s*:(.*)", info)
+    wanted = ("avx2", "avx512f", "avx512_bf16", "amx_bf16")
+    have = [f for f in wanted if flags and f in flags[1].split()]
+    return {"model": model[1] if model else "?", "flags": have,
+            "bf16_native": bf16_helps(torch.device("cpu"))}  # fmt: skip
 
 
 def train_flops_per_token(model: dict[str, Any], src_mean: float, tgt_mean: float) -> float:
@@ -196,14 +211,16 @@ def prepare_data(sentences: int, quick: bool) -> dict[str, Any]:
 def measure_training(args: argparse.Namespace, data: dict, model: Path, console: Any) -> dict:
     """Training tok/s per variant (medians), achieved FLOP/s and its fraction of matmul's."""
     # the default every repeat; the others once: (label, amp, batch tokens, batch sentences)
-    variants = [("bf16 amp, 1500 tok (default)", True, 1500, 0),
+    bf16 = cpu_features()["bf16_native"]  # amp is fp32 where bf16 is emulated (run.bf16_helps)
+    auto = "bf16 amp" if bf16 else "amp (fp32 here: no native bf16)"
+    variants = [(f"{auto}, 1500 tok (default)", True, 1500, 0),
                 ("fp32 (--no-amp), 1500 tok", False, 1500, 0),
-                ("bf16 amp, 64 sentences", True, 0, 64)]  # fmt: skip
+                (f"{auto}, 64 sentences", True, 0, 64)]  # fmt: skip
     base = {"spm": str(model / "spm.model"), "corpus": str(data["train"]), "out": str(WORK / "t"),
             "valid": str(data["valid"]), "threads": args.threads, "warmup": args.warmup,
             "steps": args.steps}  # fmt: skip
     runs: dict[str, list[dict[str, Any]]] = {v[0]: [] for v in variants}
-    flops: dict[str, list[float]] = {"float32": [], "bfloat16": []}
+    flops: dict[str, list[float]] = {"float32": [], "bfloat16": []} if bf16 else {"float32": []}
     for rep in range(args.repeats):
         for label, amp, tokens, sentences in variants[: 1 if rep else None]:
             for dtype in flops:
@@ -217,14 +234,16 @@ def measure_training(args: argparse.Namespace, data: dict, model: Path, console:
         r = runs[label]
         rate, rss = med([x["tok_per_s"] for x in r]), max(x["rss_mb"] for x in r)
         achieved = rate * train_flops_per_token(r[0]["model"], r[0]["src_mean"], r[0]["tgt_mean"])
-        fp32, bf16 = achieved / peak["float32"], achieved / peak["bfloat16"]
+        fp32, of_bf16 = achieved / peak["float32"], achieved / peak["bfloat16"] if bf16 else None
         detail[label] = {"tok_per_s": rate, "runs": [x["tok_per_s"] for x in r],
                          "achieved_gflops": round(achieved / 1e9, 2), "of_fp32_matmul": fp32,
-                         "of_bf16_matmul": bf16, "matmul_fraction": bf16 if amp else fp32,
+                         "of_bf16_matmul": of_bf16,
+                         "matmul_fraction": of_bf16 if amp and of_bf16 else fp32,
                          "batch_tokens": r[0]["batch_tokens"], "sentences_per_batch":
                          r[0]["per_batch"], "peak_rss_mb": round(rss, 1)}  # fmt: skip
         spb = f" ({r[0]['per_batch']:.1f}/batch)" if r[0]["per_batch"] else ""
-        rows.append([label + spb, rate, len(r), achieved / 1e9, f"{fp32:.0%}", f"{bf16:.0%}", rss])
+        rows.append([label + spb, rate, len(r), achieved / 1e9, f"{fp32:.0%}",
+                     f"{of_bf16:.0%}" if of_bf16 else "-", rss])  # fmt: skip
     mm = {k: round(v / 1e9, 1) for k, v in peak.items()}
     title = f"Training: {args.steps} steps after {args.warmup} warm-up; matmul GFLOP/s {mm}"
     header = ["variant", "target tok/s", "runs", "GFLOP/s", "of fp32 mm", "of bf16 mm", "RSS MB"]
@@ -235,7 +254,10 @@ def measure_training(args: argparse.Namespace, data: dict, model: Path, console:
 def measure_translation(args: argparse.Namespace, data: dict, model: Path, console: Any) -> dict:
     """In-process sent/s per precision and search; the CLI's whole-process figures."""
     lib, n, t = {}, args.sentences, args.threads
-    for precision in ("int8", "float", "bf16"):
+    precisions = ("int8", "float", "bf16") if cpu_features()["bf16_native"] else ("int8", "float")
+    if len(precisions) == 2:
+        print("translation: bf16 autocast skipped: this CPU has no native bf16", file=sys.stderr)
+    for precision in precisions:
         for beam in (1, 5):
             spec = {"model": str(model), "source": str(data["source"]), "threads": t,
                     "precision": precision, "beam": beam}  # fmt: skip
@@ -395,7 +417,8 @@ def main() -> None:
            "translate_peak_rss_mb": round(tr["beam5_rss_mb"], 1),
            "train_peak_rss_mb": train["main"]["peak_rss_mb"],
            "train_matmul_fraction": round(train["main"]["matmul_fraction"], 4),
-           "machine": info, "model": str(model), "batch": "1500 target tokens (s2a default)",
+           "machine": info, "cpu": cpu_features(), "model": str(model),
+           "batch": "1500 target tokens (s2a default)",
            "settings": settings,
            "matmul_gflops": train["matmul_gflops"], "training": train["variants"],
            "translation_in_process": tr["library"],
