@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parent.parent / "seq2attn_cli"
+CLI_SHARED = "cli_common"  # what the commands share: options, checks, one-line failures
 # what may print or draw; everything else is the core, which returns values
-TERMINAL = {"cli", "__main__", "views", "heatmap", "charts", "export", "progress"}
+DRAWING = {"__main__", "views", "heatmap", "charts", "export", "progress"}
 TORCH_FREE = {"errors", "languages", "alignment", "heatmap", "charts", "export", "views", "config"}
 ENTRY_POINTS = {"__main__"}  # and pyproject's [project.scripts]
 THIRD_PARTY = {"torch", "rich", "typer"}
@@ -65,6 +66,9 @@ def reach(edges: dict[str, set[str]], start: str) -> set[str]:
 
 
 EDGES = graph()
+CLI = {m for m in EDGES if m == "cli" or m.startswith("cli_")}  # the app, its commands, shared
+COMMANDS = sorted(CLI - {"cli", CLI_SHARED})  # one module per command: cli_train, cli_serve...
+TERMINAL = DRAWING | CLI
 CORE = sorted(set(EDGES) - TERMINAL)
 
 
@@ -80,6 +84,13 @@ def test_drawing_and_plain_data_modules_never_import_torch(module):
 
 def test_only_the_entry_points_import_the_cli():
     assert {m for m, names in EDGES.items() if "cli" in names} <= ENTRY_POINTS
+    assert {m for m, names in EDGES.items() if names & set(COMMANDS)} == {"cli"}
+    assert {m for m, names in EDGES.items() if CLI_SHARED in names} <= CLI
+
+
+@pytest.mark.parametrize("module", COMMANDS)
+def test_each_command_stands_alone_on_what_commands_share(module):
+    assert EDGES[module] & CLI == {CLI_SHARED}, sorted(EDGES[module])
 
 
 def test_only_terminal_modules_import_rich():
@@ -89,4 +100,4 @@ def test_only_terminal_modules_import_rich():
 if __name__ == "__main__":
     package = Path(sys.argv[1]) if len(sys.argv) > 1 else PACKAGE
     for name, names in graph(package).items():
-        print(f"{name:12} -> {' '.join(sorted(names)) or '-'}")
+        print(f"{name:14} -> {' '.join(sorted(names)) or '-'}")
