@@ -31,6 +31,23 @@ def max_lengths(src_lengths: torch.Tensor, *, ratio: float = 2.0, extra: int = 1
     return (src_lengths.float() * ratio).long() + extra  # (batch,)
 
 
+def repeats(history: torch.Tensor, n: int, vocab: int) -> torch.Tensor:
+    """Which next pieces would repeat an n-gram already in each row of `history`: (..., vocab).
+
+    A row whose last n-1 pieces occurred before may not continue the way it did then.
+    """
+    ban = torch.zeros(*history.shape[:-1], vocab, device=history.device)  # (..., vocab)
+    t = history.size(-1)
+    if n < 2 or t < n:
+        return ban.bool()
+    last = history[..., t - n + 1 :]  # (..., n-1)
+    starts = history[..., : t - 1].unfold(-1, n - 1, 1)  # (..., t-n+1, n-1)
+    seen = (starts == last[..., None, :]).all(-1)  # (..., t-n+1)
+    following = history[..., n - 1 :]  # (..., t-n+1): the piece that followed each
+    # scatter_add, not scatter: a piece may follow twice, matched once and once not
+    return ban.scatter_add_(-1, following, seen.float()) > 0  # (..., vocab)
+
+
 def _finish(
     tokens: torch.Tensor, weights: torch.Tensor, log_prob: float, length: int, alpha: float
 ) -> Hypothesis:
@@ -47,7 +64,9 @@ def _finish(
 
 
 @torch.inference_mode()
-def greedy(model: Seq2Seq, encoded: Encoded, limits: torch.Tensor) -> list[Hypothesis]:
+def greedy(
+    model: Seq2Seq, encoded: Encoded, limits: torch.Tensor, *, no_repeat: int = 0
+) -> list[Hypothesis]:
     """Pick the most probable piece at every step, for a whole batch at once."""
     n, src_len = encoded.mask.shape
     device = encoded.mask.device
@@ -61,6 +80,10 @@ def greedy(model: Seq2Seq, encoded: Encoded, limits: torch.Tensor) -> list[Hypot
     state = encoded.init
     for t in range(longest):
         step_lp, step_w, state = model.step(prev, state, encoded)  # (alive, vocab)
+        if no_repeat and t >= no_repeat:
+            step_lp = step_lp.masked_fill(
+                repeats(tokens[alive, :t], no_repeat, step_lp.size(-1)), -float("inf")
+            )
         best_lp, best = step_lp.max(dim=-1)  # (alive,)
         tokens[alive, t] = best
         weights[alive, t, : step_w.size(-1)] = step_w.float()
@@ -81,7 +104,13 @@ def greedy(model: Seq2Seq, encoded: Encoded, limits: torch.Tensor) -> list[Hypot
 
 @torch.inference_mode()
 def beam_search(
-    model: Seq2Seq, encoded: Encoded, limits: torch.Tensor, *, beam: int, alpha: float = 1.0
+    model: Seq2Seq,
+    encoded: Encoded,
+    limits: torch.Tensor,
+    *,
+    beam: int,
+    alpha: float = 1.0,
+    no_repeat: int = 0,
 ) -> list[list[Hypothesis]]:
     """Beam search for a batch of sentences; returns each sentence's finished beams, best first.
 
@@ -109,6 +138,8 @@ def beam_search(
         step_lp, step_w, state = model.step(prev, state, encoded)  # (m * k, vocab)
         vocab = step_lp.size(-1)
         candidates = scores[..., None] + step_lp.view(m, k, vocab)  # (m, k, vocab)
+        if no_repeat and t >= no_repeat:
+            candidates.masked_fill_(repeats(tokens[:, :, :t], no_repeat, vocab), -inf)
         if finished.any():  # a finished beam may only extend with PAD, keeping its score
             candidates.masked_fill_(finished[..., None], -inf)
             candidates[..., PAD] = torch.where(finished, scores, candidates[..., PAD])
@@ -215,7 +246,13 @@ def padded(encoded: Encoded, size: int) -> Encoded:
 
 
 def translate_ids(
-    model: Seq2Seq, src_ids: list[list[int]], *, beam: int, batch_size: int, eos: int = EOS
+    model: Seq2Seq,
+    src_ids: list[list[int]],
+    *,
+    beam: int,
+    batch_size: int,
+    eos: int = EOS,
+    no_repeat: int = 0,
 ) -> list[Hypothesis]:
     """Translate id sequences, returning hypotheses in input order.
 
@@ -234,9 +271,10 @@ def translate_ids(
             encoded = padded(model.encode(src, lengths), width(int(lengths.max())))
             limits = max_lengths(lengths)
             if beam <= 1:
-                hyps = greedy(model, encoded, limits)
+                hyps = greedy(model, encoded, limits, no_repeat=no_repeat)
             else:
-                hyps = [beams[0] for beams in beam_search(model, encoded, limits, beam=beam)]
+                found = beam_search(model, encoded, limits, beam=beam, no_repeat=no_repeat)
+                hyps = [beams[0] for beams in found]
         for i, hyp in zip(index, hyps, strict=True):
             results[i] = hyp
     return results  # type: ignore[return-value]

@@ -7,7 +7,14 @@ import math
 import torch
 
 from seq2attn_cli.checkpoint import load_model
-from seq2attn_cli.search import beam_search, force, greedy, max_lengths, translate_ids
+from seq2attn_cli.search import (
+    beam_search,
+    force,
+    greedy,
+    max_lengths,
+    repeats,
+    translate_ids,
+)
 
 
 def encode(model, subwords, texts):
@@ -104,3 +111,27 @@ def test_state_size_formula_matches_every_architecture():
         )
         real = sum(t.numel() for t in Seq2Seq(config).state_dict().values())
         assert state_size(config) == real, (cell, attention, layers)
+
+
+def _repeated(tokens: list[int], n: int) -> bool:
+    grams = [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+    return len(grams) != len(set(grams))
+
+
+def test_repeats_bans_the_piece_that_would_repeat_an_ngram():
+    history = torch.tensor([[5, 6, 7, 5, 6], [5, 6, 7, 8, 9]])  # only row 0 ends as it began
+    ban = repeats(history, 3, 10)
+    assert ban[0].nonzero().flatten().tolist() == [7]
+    assert not ban[1].any()
+
+
+def test_no_repeat_translations_never_repeat_a_run_of_pieces(tiny_model):
+    model, subwords, _ = load_model(tiny_model)
+    with torch.no_grad():  # a model stuck on one piece: it says "X X X ..." to the limit
+        model.decoder.out.bias[5] = 100.0
+    ids = subwords.encode(TEXTS)
+    for beam in (1, 4):
+        stuck = translate_ids(model, ids, beam=beam, batch_size=8)
+        assert all(_repeated(hyp.tokens, 2) for hyp in stuck)
+        for hyp in translate_ids(model, ids, beam=beam, batch_size=8, no_repeat=2):
+            assert not _repeated(hyp.tokens, 2), hyp.tokens
