@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save
 
-from .config import FORMAT_VERSION, ModelConfig, from_dict
+from .config import FORMAT_VERSION, ModelConfig, StoredConfig, TrainConfig, from_dict
 from .errors import ModelError
 from .seq2seq import Seq2Seq, state_size
 from .subwords import Subwords
@@ -39,22 +39,19 @@ EMBEDDED = next(
 )
 
 
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
-
-
 def write_atomic(path: Path, data: bytes) -> None:
     """Write bytes to `path` through a temporary file and a rename."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    # created as any new file is (0666 less the umask), and never one that already exists
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the usual permissions
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
@@ -130,7 +127,7 @@ def load_state(model: Seq2Seq, tensors: dict[str, torch.Tensor], path: Path) -> 
             value.copy_(tensors[name])
 
 
-def load_model(directory: str | Path) -> tuple[Seq2Seq, Subwords, dict[str, Any]]:
+def load_model(directory: str | Path) -> tuple[Seq2Seq, Subwords, StoredConfig]:
     """Load a model directory for inference: (model in eval mode on CPU, subwords, config)."""
     directory = Path(directory)
     if directory == EMBEDDED and not (directory / CONFIG).exists():
@@ -140,57 +137,93 @@ def load_model(directory: str | Path) -> tuple[Seq2Seq, Subwords, dict[str, Any]
         )
     if not directory.is_dir():
         raise ModelError(f"{directory}: not a model directory")
-    config = read_json(directory / CONFIG)
+    config = read_config(directory / CONFIG)
+    subwords = read_subwords(directory / SPM, config)
+    tensors = read_tensors(directory / WEIGHTS)
+    # check sizes before building: a stranger's config must not make us allocate gigabytes
+    if state_size(config.model) != sum(t.numel() for t in tensors.values()):
+        raise ModelError(f"{directory / WEIGHTS}: weights do not match config.json's model sizes")
+    model = Seq2Seq(config.model)
+    load_state(model, tensors, directory / WEIGHTS)
+    pieces = model.tgt_pieces
+    if pieces.min() < 0 or pieces.max() >= config.model.src_vocab:
+        raise ModelError(f"{directory / WEIGHTS}: tgt_pieces index outside the vocabulary")
+    model.eval()
+    return model, subwords, config
+
+
+def read_config(path: Path) -> StoredConfig:
+    """A model's config.json, checked and typed; any fault is a one-line ModelError."""
+    config = read_json(path)
     version = config.get("format_version")
     if not isinstance(version, int):
-        raise ModelError(f"{directory / CONFIG}: no format_version")
+        raise ModelError(f"{path}: no format_version")
     if version > FORMAT_VERSION:
         raise ModelError(
-            f"{directory / CONFIG}: format version {version} is newer than this s2a "
+            f"{path}: format version {version} is newer than this s2a "
             f"understands ({FORMAT_VERSION}); upgrade s2a"
         )
+    checksum = config.get("spm_sha256")
+    if not isinstance(checksum, str | None):
+        raise ModelError(f"{path}: spm_sha256 must be a string")
     try:
         model_config = from_dict(ModelConfig, config.get("model"))
+        training = _training(config.get("training", {}), path)
     except ValueError as err:
-        raise ModelError(f"{directory / CONFIG}: {err}") from None
-    regular(directory / SPM)
-    try:
-        subwords = Subwords.load(directory / SPM)
-    except FileNotFoundError:
-        raise ModelError(f"{directory / SPM}: missing") from None
-    except (OSError, RuntimeError, ValueError) as err:
-        raise ModelError(f"{directory / SPM}: not a SentencePiece model ({err})") from None
-    if len(subwords) != model_config.src_vocab:
-        raise ModelError(
-            f"{directory / SPM}: {len(subwords)} pieces, but the model expects "
-            f"{model_config.src_vocab}: tokenizer and weights come from different models"
-        )
-    if config.get("spm_sha256", sha256_hex(subwords.proto)) != sha256_hex(subwords.proto):
-        raise ModelError(
-            f"{directory / SPM}: not the tokenizer this model was trained with "
-            "(its checksum differs from spm_sha256 in config.json)"
-        )
-    training = config.get("training", {})
+        raise ModelError(f"{path}: {err}") from None
+    return StoredConfig(
+        model=model_config,
+        training=training,
+        languages=_languages(config.get("corpus")),
+        spm_sha256=checksum,
+        raw=config,
+    )
+
+
+def _training(training: Any, path: Path) -> TrainConfig:
+    """The run's settings; its limits on a sentence must be positive integers."""
     limits = (
         [training.get(k, 1) for k in ("max_chars", "max_pieces")]
         if isinstance(training, dict)
         else [0]
     )
     if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in limits):
+        raise ModelError(f"{path}: training.max_chars and max_pieces must be positive integers")
+    return from_dict(TrainConfig, training, ignore_unknown=True)  # fields of older versions
+
+
+def _languages(corpus: Any) -> tuple[str | None, str | None]:
+    """(source, target) as training guessed them from the corpora; None where not recorded."""
+    recorded = corpus.get("languages") if isinstance(corpus, dict) else None
+    if not isinstance(recorded, dict):
+        return None, None
+    source, target = (recorded.get(k) for k in ("source", "target"))
+    return (
+        source if isinstance(source, str) and source else None,
+        target if isinstance(target, str) and target else None,
+    )
+
+
+def read_subwords(path: Path, config: StoredConfig) -> Subwords:
+    """The model's SentencePiece tokenizer, refused when it is not the one config.json names."""
+    regular(path)
+    try:
+        subwords = Subwords.load(path)
+    except FileNotFoundError:
+        raise ModelError(f"{path}: missing") from None
+    except (OSError, RuntimeError, ValueError) as err:
+        raise ModelError(f"{path}: not a SentencePiece model ({err})") from None
+    if len(subwords) != config.model.src_vocab:
         raise ModelError(
-            f"{directory / CONFIG}: training.max_chars and max_pieces must be positive integers"
+            f"{path}: {len(subwords)} pieces, but the model expects "
+            f"{config.model.src_vocab}: tokenizer and weights come from different models"
         )
-    tensors = read_tensors(directory / WEIGHTS)
-    # check sizes before building: a stranger's config must not make us allocate gigabytes
-    if state_size(model_config) != sum(t.numel() for t in tensors.values()):
-        raise ModelError(f"{directory / WEIGHTS}: weights do not match config.json's model sizes")
-    model = Seq2Seq(model_config)
-    load_state(model, tensors, directory / WEIGHTS)
-    pieces = model.tgt_pieces
-    if pieces.min() < 0 or pieces.max() >= model_config.src_vocab:
-        raise ModelError(f"{directory / WEIGHTS}: tgt_pieces index outside the vocabulary")
-    model.eval()
-    return model, subwords, config
+    if config.spm_sha256 not in (None, sha256_hex(subwords.proto)):
+        raise ModelError(
+            f"{path}: not the tokenizer this model was trained with "
+            "(its checksum differs from spm_sha256 in config.json)"
+        )
+    return subwords
 
 
 def save_resume(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 FORMAT_VERSION = 1  # bump when a model directory stops being readable by older code
@@ -84,14 +84,16 @@ class TrainConfig:
     noise_share: float = 0.3  # pairs also trained on as typed: "je suis etudiant", "jai faim"
 
 
-def from_dict(cls: type, data: dict[str, Any]) -> Any:
-    """Build a config from a dict, refusing unknown or missing fields with a clear message."""
+def from_dict(cls: type, data: dict[str, Any], *, ignore_unknown: bool = False) -> Any:
+    """Build a config from a dict, refusing missing fields, and unknown ones unless told to
+    ignore them (those an older s2a wrote), with a clear message."""
     if not isinstance(data, dict):
         raise ValueError(f"{cls.__name__}: expected an object")
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - names)
-    if unknown:
+    if unknown and not ignore_unknown:
         raise ValueError(f"{cls.__name__}: unknown fields {', '.join(unknown)}")
+    data = {k: v for k, v in data.items() if k in names}
     for f in dataclasses.fields(cls):  # JSON from a stranger: 1.5 layers or "8" pieces is refused
         kinds = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,)}.get(f.type)
         value = data.get(f.name)
@@ -116,3 +118,16 @@ class DecodeConfig:
     beam: int = 5  # beam size; 1 = greedy search
     batch_size: int = 64  # sentences decoded together
     quantize: bool = True  # int8 Linear and RNN layers on CPU: 2.6-4.6x faster
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredConfig:
+    """A model directory's config.json as s2a reads it: typed where s2a uses it, else as written."""
+
+    model: ModelConfig
+    # the run's settings; what an older s2a did not write takes the defaults above, and what
+    # it wrote that this one no longer knows (casual_share, src_col) is left out
+    training: TrainConfig = field(default_factory=TrainConfig)
+    languages: tuple[str | None, str | None] = (None, None)  # (source, target), as guessed
+    spm_sha256: str | None = None  # the checksum of the tokenizer the model was trained with
+    raw: dict[str, Any] = field(default_factory=dict)  # the whole file: the card's figures

@@ -105,11 +105,6 @@ def column_problem(
     translator: Translator, pairs: list[tuple[str, str]], *, src_col: int, tgt_col: int
 ) -> str | None:
     """What looks wrong with the test file's column order for this model; None if nothing."""
-    corpus = translator.config.get("corpus")
-    recorded = corpus.get("languages") if isinstance(corpus, dict) else None
-    expected = (None, None)
-    if isinstance(recorded, dict):
-        expected = (recorded.get("source"), recorded.get("target"))
     writable = set(translator.tgt_pieces)
 
     def output_share(texts: Sequence[str]) -> float:
@@ -121,6 +116,6 @@ def column_problem(
         [t for _, t in pairs],
         src_col=src_col,
         tgt_col=tgt_col,
-        expected=expected,
+        expected=translator.config.languages,
         output_share=output_share,
     )

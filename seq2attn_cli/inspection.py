@@ -7,6 +7,7 @@ c_t, and [h_t; c_t] goes through the feed-forward layer to a distribution over p
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,24 +42,24 @@ def parameter_counts(model: torch.nn.Module) -> dict[str, int]:
 
 def model_card(translator: Translator, directory: Path) -> dict[str, Any]:
     """Everything `s2a inspect` shows about a model, as plain data."""
-    config = translator.config
+    config, written = translator.config, translator.config.raw
     sub = translator.subwords
     sample = [sub.pieces([i])[0] for i in range(4, len(sub), max(len(sub) // 12, 1))][:12]
     return {
         "directory": str(directory),
-        "model": config["model"],
+        "model": dataclasses.asdict(config.model),
         "parameters": parameter_counts(translator.model),
         "vocabulary": {
             "pieces": len(sub),
             "target_pieces": len(translator.tgt_pieces),
             "sample": sample,
         },
-        "corpus": config.get("corpus", {}),
-        "training": config.get("training", {}),
-        "epochs": config.get("epochs", []),
-        "best_valid_bleu": config.get("best_valid_bleu"),
-        "train_seconds": config.get("train_seconds"),
-        "steps": config.get("steps"),
+        "corpus": written.get("corpus", {}),
+        "training": dataclasses.asdict(config.training),
+        "epochs": written.get("epochs", []),
+        "best_valid_bleu": written.get("best_valid_bleu"),
+        "train_seconds": written.get("train_seconds"),
+        "steps": written.get("steps"),
         "files": {p.name: p.stat().st_size for p in sorted(directory.iterdir()) if p.is_file()},
     }
 

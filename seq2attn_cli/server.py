@@ -29,6 +29,7 @@ from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
 from .alignment import pharaoh
+from .config import StoredConfig
 from .languages import NAMES
 from .translator import Translation, Translator
 
@@ -108,11 +109,11 @@ class Batcher:
                 start += len(lines)
 
 
-def model_languages(config: dict[str, Any], directory: Path) -> tuple[str, str]:
+def model_languages(config: StoredConfig, directory: Path) -> tuple[str, str]:
     """(source, target) codes: as training recorded them, else from a name like fr-en."""
-    recorded = config.get("corpus", {}).get("languages")
-    if isinstance(recorded, dict) and recorded.get("source") and recorded.get("target"):
-        return str(recorded["source"]), str(recorded["target"])
+    source, target = config.languages
+    if source and target:
+        return source, target
     named = re.fullmatch(r"([a-z]{2,3})[-_]([a-z]{2,3})", directory.name)
     return (named[1], named[2]) if named else ("und", "und")  # ISO 639: undetermined
 

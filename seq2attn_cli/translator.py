@@ -11,6 +11,7 @@ import torch
 
 from .alignment import word_alignment, word_level
 from .checkpoint import EMBEDDED, load_model
+from .config import StoredConfig
 from .int8 import quantize
 from .reading import normalize
 from .search import translate_ids
@@ -65,15 +66,14 @@ class Translator:
     """A model, its subwords and its limits; translate() is the one thing it does."""
 
     def __init__(
-        self, *, model: Seq2Seq, subwords: Subwords, config: dict[str, Any], device: torch.device
+        self, *, model: Seq2Seq, subwords: Subwords, config: StoredConfig, device: torch.device
     ) -> None:
         self.model = model
         self.subwords = subwords
         self.config = config
         self.device = device
-        training = config.get("training", {})
-        self.max_chars = int(training.get("max_chars", 1000))
-        self.max_pieces = int(training.get("max_pieces", 100))
+        self.max_chars = config.training.max_chars  # the limits the model was trained within
+        self.max_pieces = config.training.max_pieces
         self.tgt_pieces = model.tgt_pieces.tolist()
 
     @classmethod

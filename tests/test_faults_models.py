@@ -25,8 +25,9 @@ from typer.testing import CliRunner
 from seq2attn_cli import checkpoint as ckpt
 from seq2attn_cli.checkpoint import ModelError, load_model
 from seq2attn_cli.cli import app
-from seq2attn_cli.config import FORMAT_VERSION
+from seq2attn_cli.config import FORMAT_VERSION, TrainConfig
 from seq2attn_cli.subwords import Subwords, train_subwords
+from seq2attn_cli.translator import Translator
 
 runner = CliRunner()
 
@@ -170,6 +171,10 @@ TAMPERS: dict[str, tuple[Callable[[Path], None], str, str]] = {
                                 "must be positive integers"),
     "training section a string": (_config(_set("x", "training")), "config.json",
                                   "must be positive integers"),
+    "training field of a wrong type": (_config(_set("fast", "lr", "training")), "config.json",
+                                       "lr must be of type float"),
+    "tokenizer checksum a number": (_config(_set(5, "spm_sha256")), "config.json",
+                                    "spm_sha256 must be a string"),
     "spm missing": (lambda d: (d / "spm.model").unlink(), "spm.model", "missing"),
     "spm garbage": (lambda d: (d / "spm.model").write_bytes(os.urandom(600)), "spm.model",
                     "not a SentencePiece model"),
@@ -196,6 +201,28 @@ def test_every_fault_in_a_model_directory_is_one_clear_error(copy, fault):
     message = str(caught.value)
     assert message.startswith(str(copy / file)) and says in message, message
     assert "\n" not in message
+
+
+def test_a_config_written_by_an_older_s2a_still_loads(copy):
+    config = json.loads((copy / "config.json").read_text())
+    training = {
+        k: v for k, v in config["training"].items() if k not in ("max_pieces", "noise_share")
+    }
+    config["training"] = {
+        **training,
+        "src_col": 1,
+        "tgt_col": 2,
+        "casual_share": 0.2,
+        "max_chars": 80,
+    }
+    config["corpus"] = {"corpus": "fra.txt", "lines": 1000}  # languages were not recorded yet
+    del config["data"], config["shards"]
+    (copy / "config.json").write_text(json.dumps(config))
+    _, _, stored = load_model(copy)
+    assert stored.training == TrainConfig(**{**training, "max_chars": 80})  # the rest: defaults
+    assert stored.languages == (None, None) and stored.raw == config
+    translator = Translator.load(copy, quantized=False)
+    assert (translator.max_chars, translator.max_pieces) == (80, TrainConfig().max_pieces)
 
 
 @pytest.mark.parametrize(

@@ -71,4 +71,6 @@ def test_load_without_a_path_loads_the_embedded_model() -> None:
     if not (EMBEDDED / "config.json").exists():
         pytest.skip("the embedded model is not in this checkout")
     tr = s2a.load(quantized=False)
-    assert tr.config == json.loads((EMBEDDED / "config.json").read_text(encoding="utf-8"))
+    written = json.loads((EMBEDDED / "config.json").read_text(encoding="utf-8"))
+    assert tr.config.raw == written and tr.config.model == tr.model.config
+    assert tr.max_chars == written["training"]["max_chars"] == tr.config.training.max_chars
