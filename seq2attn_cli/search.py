@@ -22,7 +22,6 @@ class Hypothesis:
 
     tokens: list[int]  # output-vocabulary indices; map with model.tgt_pieces
     score: float  # log-probability per piece (EOS included): length-normalised
-    log_prob: float  # total log-probability
     weights: list[list[float]]  # (len(tokens) + 1) rows over the source pieces (+ EOS row)
 
 
@@ -58,7 +57,6 @@ def _finish(
     return Hypothesis(
         tokens=toks,
         score=log_prob / max(length, 1) ** alpha,
-        log_prob=log_prob,
         weights=weights[:length].tolist(),
     )
 
