@@ -8,6 +8,7 @@ import torch
 
 from seq2attn_cli.checkpoint import load_model
 from seq2attn_cli.search import (
+    NO_REPEAT,
     beam_search,
     force,
     greedy,
@@ -131,7 +132,9 @@ def test_no_repeat_translations_never_repeat_a_run_of_pieces(tiny_model):
         model.decoder.out.bias[5] = 100.0
     ids = subwords.encode(TEXTS)
     for beam in (1, 4):
-        stuck = translate_ids(model, ids, beam=beam, batch_size=8)
+        stuck = translate_ids(model, ids, beam=beam, batch_size=8, no_repeat=0)
         assert all(_repeated(hyp.tokens, 2) for hyp in stuck)
         for hyp in translate_ids(model, ids, beam=beam, batch_size=8, no_repeat=2):
             assert not _repeated(hyp.tokens, 2), hyp.tokens
+        for hyp in translate_ids(model, ids, beam=beam, batch_size=8):  # s2a's default
+            assert not _repeated(hyp.tokens, NO_REPEAT), hyp.tokens
