@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from .config import BOS, EOS, PAD
-from .seq2seq import Encoded, Seq2Seq, output_log_probs, select_encoded, select_state
+from .seq2seq import Encoded, Seq2Seq, select_encoded, select_state
 
 
 @dataclass(frozen=True)
@@ -206,19 +206,6 @@ def _ranked(
         if totals[b] > float("-inf")
     ]
     return sorted(hyps, key=lambda h: h.score, reverse=True)
-
-
-@torch.inference_mode()
-def force(model: Seq2Seq, encoded: Encoded, tgt: torch.Tensor) -> torch.Tensor:
-    """Log-probability of each given target piece (teacher forcing): (batch, tgt_len + 1)."""
-    bos = torch.full((tgt.size(0), 1), BOS, dtype=torch.long, device=tgt.device)
-    tgt_in = torch.cat([bos, tgt], dim=1)  # (batch, tgt_len + 1)
-    tgt_out = torch.cat([tgt, torch.full_like(bos, PAD)], dim=1)  # (batch, tgt_len + 1)
-    lengths = (tgt != PAD).sum(dim=1)  # (batch,)
-    tgt_out[torch.arange(tgt.size(0)), lengths] = EOS
-    logits, _, _ = model.decoder(tgt_in, encoded.init, encoded.states, encoded.mask)
-    log_probs = output_log_probs(logits)  # (batch, tgt_len + 1, vocab)
-    return log_probs.gather(2, tgt_out[..., None]).squeeze(2)  # (batch, tgt_len + 1)
 
 
 def width(length: int) -> int:
