@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -50,6 +51,7 @@ def matmul_flops(dtype: str, threads: int, n: int) -> float:
     return 2 * n**3 / statistics.median(times)
 
 
+@functools.cache  # measure_training, measure_translation and main all ask
 def cpu_features() -> dict[str, Any]:
     """CPU model, its AVX-512/bf16/AMX flags, and whether bf16 is native (bf16 autocast on)."""
     import torch

@@ -71,7 +71,7 @@ def _finish(
 
 @torch.inference_mode()
 def greedy(
-    model: Seq2Seq, encoded: Encoded, limits: torch.Tensor, *, no_repeat: int = 0
+    model: Seq2Seq, encoded: Encoded, limits: torch.Tensor, *, no_repeat: int = NO_REPEAT
 ) -> list[Hypothesis]:
     """Pick the most probable piece at every step, for a whole batch at once."""
     n, src_len = encoded.mask.shape
@@ -116,7 +116,7 @@ def beam_search(
     *,
     beam: int,
     alpha: float = 1.0,
-    no_repeat: int = 0,
+    no_repeat: int = NO_REPEAT,
 ) -> list[list[Hypothesis]]:
     """Beam search for a batch of sentences; returns each sentence's finished beams, best first.
 
