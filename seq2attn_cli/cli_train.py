@@ -68,6 +68,13 @@ def train(
     ] = MODEL["hidden"],
     layers: Annotated[int, typer.Option(min=1)] = MODEL["layers"],
     dropout: Annotated[float, typer.Option(min=0.0, max=0.99)] = MODEL["dropout"],
+    input_feed: Annotated[
+        bool,
+        typer.Option(
+            "--input-feed/--no-input-feed",
+            help="Feed each step's attentional vector into the next (Luong 2015); slower.",
+        ),
+    ] = MODEL["input_feed"],
     batch_tokens: Annotated[
         int, typer.Option(min=1, help="Target pieces per batch.")
     ] = TRAIN.batch_tokens,
@@ -186,7 +193,9 @@ def _init_options(init: Path, params: dict[str, Any], given: set[str]) -> dict[s
     model_config = from_dict(ModelConfig, read_json(init / CONFIG).get("model"))
     options = {k: getattr(model_config, k) for k in MODEL}
     for name in sorted(given & (set(MODEL) | {"vocab_size"})):
-        if name == "vocab_size" or params[name] != options[name]:
+        if name == "input_feed" and params[name]:  # the one growth allowed (see run._grown)
+            options[name] = True
+        elif name == "vocab_size" or params[name] != options[name]:
             flag = "--" + name.replace("_", "-")
             fail(f"{flag} contradicts --init {init}: a run started from a model keeps its "
                  "architecture and pieces")  # fmt: skip

@@ -26,6 +26,7 @@ class ModelConfig:
     cell: str = "gru"  # gru | lstm
     attention: str = "general"  # general | dot | additive | none (one context vector)
     dropout: float = 0.2  # on embeddings and on the attentional layer
+    input_feed: bool = False  # the decoder RNN also reads the last step's attentional vector
 
     def __post_init__(self) -> None:
         if self.attention not in ATTENTIONS:

@@ -147,11 +147,10 @@ def _steps(translator: Translator, src_ids: list[int], ids: list[int]) -> list[S
     encoded = model.encode(src, torch.tensor([src.size(1)]))
     tgt_in = torch.tensor([[BOS] + tgt], device=device)  # (1, tgt_len + 1)
     decoder = model.decoder
-    h, _ = decoder.rnn(decoder.embedding(tgt_in), encoded.init)  # (1, tgt_len + 1, hidden)
+    h, attentional, weights, _ = decoder.run(tgt_in, encoded.init, encoded.states, encoded.mask)
     scores = decoder.attention.score(h, encoded.states)  # (1, tgt_len + 1, src_len)
     context, _ = decoder.attention(h, encoded.states, encoded.mask)  # for its size per step
-    logits, weights = decoder.predict(h, encoded.states, encoded.mask)  # as translation does
-    log_probs = output_log_probs(logits)[0]  # (tgt_len + 1, vocab)
+    log_probs = output_log_probs(decoder.out(attentional))[0]  # (tgt_len + 1, vocab)
     steps = []
     for t, index in enumerate(tgt + [EOS]):
         top = log_probs[t].exp().topk(5)

@@ -158,6 +158,8 @@ def quantize(model: Seq2Seq) -> Seq2Seq:
     bound = float(encoder.embedding.weight.detach().abs().max())
     encoder.rnn = Int8RNN(encoder.rnn, input_bound=bound)
     bound = float(decoder.embedding.weight.detach().abs().max())
+    if decoder.input_feed:  # the RNN also reads the last attentional vector, a tanh's output
+        bound = max(bound, 1.0)
     decoder.rnn = Int8RNN(decoder.rnn, input_bound=bound)
     model.bridge = Int8Linear.of(model.bridge, bound=1.0)  # reads RNN states
     decoder.combine = Int8Linear.of(decoder.combine, bound=1.0)  # [h_t; c_t]

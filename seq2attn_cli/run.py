@@ -194,6 +194,20 @@ def _pieces(
     return subwords, tgt_pieces.tolist(), (known.get("source"), known.get("target"))
 
 
+def _grown(tensors: dict[str, torch.Tensor], model: Seq2Seq) -> dict[str, torch.Tensor]:
+    """Weights of a model without input feeding fitted to `model`, which has it.
+
+    The decoder RNN's weights on the fed-back vector start at zero, so the grown model
+    starts out translating exactly as the model it grew from, and learns to use the feed.
+    """
+    name = "decoder.rnn.weight_ih_l0"
+    weight, wanted = tensors.get(name), model.state_dict()[name].shape
+    if not model.config.input_feed or weight is None or weight.shape == wanted:
+        return tensors
+    grown = torch.nn.functional.pad(weight, (0, wanted[1] - weight.size(1)))  # (gates*hidden, in)
+    return {**tensors, name: grown}
+
+
 def _build(
     data: Prepared,
     model_options: dict[str, Any],
@@ -210,7 +224,8 @@ def _build(
     model = Seq2Seq(model_config)
     model.tgt_pieces.copy_(torch.tensor(data.tgt_pieces))
     if init is not None:
-        ckpt.load_state(model, ckpt.read_tensors(init / ckpt.WEIGHTS), init / ckpt.WEIGHTS)
+        tensors = _grown(ckpt.read_tensors(init / ckpt.WEIGHTS), model)
+        ckpt.load_state(model, tensors, init / ckpt.WEIGHTS)
         report("stage", {"message": f"starting from the weights of {init}"})
     model.to(device).train()
     # the fused kernel updates all weights in one pass: 7% of a CPU training step -> 2%

@@ -44,6 +44,7 @@ class Seq2Seq(nn.Module):
             cell=c.cell,
             attention="dot" if c.attention == "none" else c.attention,
             dropout=c.dropout,
+            input_feed=c.input_feed,
         )
         # output index -> SentencePiece id; the output layer covers target-side pieces only
         self.register_buffer("tgt_pieces", torch.arange(c.tgt_vocab), persistent=True)
@@ -53,6 +54,9 @@ class Seq2Seq(nn.Module):
         states, final = self.encoder(src, src_lengths)  # (batch, src_len, hidden)
         h0 = torch.tanh(self.bridge(final))  # (layers, batch, hidden)
         init: State = (h0, torch.zeros_like(h0)) if self.config.cell == "lstm" else h0
+        if self.config.input_feed:  # nothing attended before the first step
+            feed = torch.zeros_like(h0[-1:])  # (1, batch, hidden)
+            init = (*init, feed) if isinstance(init, tuple) else (init, feed)
         if self.config.attention == "none":
             # the classic bottleneck: the decoder sees one vector, the top layer's summary;
             # attending over a single state gives it weight 1 at every step
@@ -120,7 +124,8 @@ def state_size(c: ModelConfig) -> int:
     return (
         c.src_vocab * c.embed + rnn(c.embed, c.hidden // 2, 2)  # encoder
         + c.hidden * c.hidden + c.hidden  # bridge
-        + c.tgt_vocab * c.embed + rnn(c.embed, c.hidden, 1)  # decoder RNN
+        + c.tgt_vocab * c.embed
+        + rnn(c.embed + (c.hidden if c.input_feed else 0), c.hidden, 1)  # decoder RNN
         + attention.get(c.attention, 0)
         + 2 * c.hidden * c.hidden + c.hidden  # combine [h_t; c_t]
         + c.hidden * c.tgt_vocab + c.tgt_vocab  # output layer

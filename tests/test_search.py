@@ -89,8 +89,8 @@ def test_state_size_formula_matches_every_architecture():
     from seq2attn_cli.config import ModelConfig
     from seq2attn_cli.seq2seq import Seq2Seq, state_size
 
-    for cell, attention, layers in itertools.product(
-        ("gru", "lstm"), ("general", "dot", "additive", "none"), (1, 2)
+    for cell, attention, layers, input_feed in itertools.product(
+        ("gru", "lstm"), ("general", "dot", "additive", "none"), (1, 2), (False, True)
     ):
         config = ModelConfig(
             src_vocab=50,
@@ -100,9 +100,34 @@ def test_state_size_formula_matches_every_architecture():
             layers=layers,
             cell=cell,
             attention=attention,
+            input_feed=input_feed,
         )
         real = sum(t.numel() for t in Seq2Seq(config).state_dict().values())
         assert state_size(config) == real, (cell, attention, layers)
+
+
+def test_input_feeding_decodes_step_by_step_exactly_as_it_trains():
+    from seq2attn_cli.config import ModelConfig
+    from seq2attn_cli.seq2seq import Seq2Seq, output_log_probs
+
+    for cell in ("gru", "lstm"):
+        torch.manual_seed(0)
+        config = ModelConfig(src_vocab=50, tgt_vocab=40, embed=8, hidden=16, cell=cell,
+                             dropout=0.0, input_feed=True)  # fmt: skip
+        model = Seq2Seq(config).eval()
+        src, lengths = torch.randint(4, 50, (3, 7)), torch.tensor([7, 5, 3])
+        tgt_in = torch.randint(4, 40, (3, 6))
+        with torch.no_grad():
+            logits, weights = model(src, lengths, tgt_in)  # teacher forcing, as in training
+            encoded, steps = model.encode(src, lengths), []
+            state = encoded.init
+            for t in range(tgt_in.size(1)):
+                log_probs, w, state = model.step(tgt_in[:, t], state, encoded)
+                steps.append((log_probs, w))
+        expected = output_log_probs(logits)
+        for t, (log_probs, w) in enumerate(steps):
+            assert torch.allclose(log_probs, expected[:, t], atol=1e-5), (cell, t)
+            assert torch.allclose(w, weights[:, t], atol=1e-6), (cell, t)
 
 
 def _repeated(tokens: list[int], n: int) -> bool:

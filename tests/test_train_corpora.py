@@ -109,6 +109,36 @@ def test_init_starts_from_a_model_and_keeps_its_architecture(tmp_path, corpora, 
     assert clash.exit_code == 2 and "--hidden contradicts --init" in clash.stderr
 
 
+def test_init_with_input_feed_grows_a_model_that_first_translates_as_before(
+    tmp_path, corpora, tiny_model
+):
+    import torch
+
+    from seq2attn_cli.checkpoint import load_model
+    from seq2attn_cli.search import translate_ids
+
+    out = tmp_path / "fed"
+    result = train(corpora["toy"], "--init", tiny_model, "--input-feed", "--out", out, "--lr", "0",
+                   "--max-steps", "1", "--batch-tokens", "300", "--threads", "1")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "config.json").read_text())["model"]["input_feed"] is True
+    (plain, subwords, _), (fed, _, _) = load_model(tiny_model), load_model(out)
+    weight = fed.decoder.rnn.weight_ih_l0  # (3 * hidden, embed + hidden): the feed's columns
+    assert weight.shape[1] == plain.decoder.rnn.weight_ih_l0.shape[1] + 64
+    ids = subwords.encode(["je mange pain", "il voit grand chat rouge"])
+    with torch.no_grad():  # lr 0: the grown model's zero feed weights stay zero
+        before, after = (translate_ids(m, ids, beam=3, batch_size=2) for m in (plain, fed))
+    assert [h.tokens for h in before] == [h.tokens for h in after]
+    for command in (["translate"], ["inspect", "--steps"], ["inspect", "--target", "I eat bread"]):
+        shown = [
+            CliRunner().invoke(app, [*command, "--model", str(m), "je mange pain"]).stdout
+            for m in (tiny_model, out)
+        ]  # int8, beam 5 and forced decoding alike
+        assert shown[0] == shown[1] != ""
+    clash = train(corpora["toy"], "--init", out, "--no-input-feed", "--out", tmp_path / "x")
+    assert clash.exit_code == 2 and "--input-feed contradicts --init" in clash.stderr
+
+
 def test_a_corpus_too_small_for_validation_is_refused(tmp_path):
     corpus = write_tsv(tmp_path / "small.tsv", toy_pairs(50))
     result = train(corpus, "--out", tmp_path / "m", *TINY)
