@@ -74,8 +74,9 @@ class Decoder(nn.Module):
         for t in range(tgt_in.size(1)):  # input feeding: step t reads step t-1's output
             *outputs, state = self.rnn_step(embedded[:, t : t + 1], state, encoder_states, mask)
             steps.append(outputs)
+        # (batch, tgt_len, hidden), (batch, tgt_len, hidden), (batch, tgt_len, src_len)
         h, attentional, weights = (torch.cat(parts, dim=1) for parts in zip(*steps, strict=True))
-        return h, attentional, weights, state  # (batch, tgt_len, hidden | hidden | src_len)
+        return h, attentional, weights, state
 
     def step(
         self, prev: torch.Tensor, state: State, encoder_states: torch.Tensor, mask: torch.Tensor
@@ -105,7 +106,7 @@ class Decoder(nn.Module):
         attentional, weights = self.attend(queries, encoder_states, mask)
         attentional = attentional.reshape(h.shape)  # (rows, 1, hidden)
         weights = weights.reshape(h.size(0), 1, -1)  # (rows, 1, src_len)
-        if self.input_feed:
+        if self.input_feed:  # fed before dropout, in training as in decoding
             parts = state if isinstance(state, tuple) else (state,)
             state = (*parts, attentional.transpose(0, 1))  # feed: (1, rows, hidden)
         return h, attentional, weights, state

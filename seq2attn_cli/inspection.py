@@ -147,6 +147,7 @@ def _steps(translator: Translator, src_ids: list[int], ids: list[int]) -> list[S
     encoded = model.encode(src, torch.tensor([src.size(1)]))
     tgt_in = torch.tensor([[BOS] + tgt], device=device)  # (1, tgt_len + 1)
     decoder = model.decoder
+    # h, attentional: (1, tgt_len + 1, hidden); weights: (1, tgt_len + 1, src_len)
     h, attentional, weights, _ = decoder.run(tgt_in, encoded.init, encoded.states, encoded.mask)
     scores = decoder.attention.score(h, encoded.states)  # (1, tgt_len + 1, src_len)
     context, _ = decoder.attention(h, encoded.states, encoded.mask)  # for its size per step

@@ -57,10 +57,27 @@ class Int8Linear(nn.Module):
         return y.view(*x.shape[:-1], self.out_features)  # (..., out)
 
 
+class Int8Split(nn.Module):
+    """W [x; feed] + b as two Int8Linear layers, each part of the input on its own bound."""
+
+    def __init__(
+        self, *, weight: torch.Tensor, bias: torch.Tensor, split: int, bounds: tuple[float, float]
+    ) -> None:
+        super().__init__()
+        self.split = split
+        self.first = Int8Linear(weight=weight[:, :split], bias=bias, bound=bounds[0])
+        self.second = Int8Linear(weight=weight[:, split:], bias=None, bound=bounds[1])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Apply the layer to the last dimension of x."""
+        return self.first(x[..., : self.split]) + self.second(x[..., self.split :])
+
+
 class Int8RNN(nn.Module):
     """A GRU or LSTM (batch_first, any layers, uni- or bidirectional) on Int8Linear layers."""
 
-    def __init__(self, rnn: nn.GRU | nn.LSTM, *, input_bound: float) -> None:
+    def __init__(self, rnn: nn.GRU | nn.LSTM, *, input_bound: float, fed: int = 0) -> None:
+        """`fed`: how many of the last input columns are a fed-back tanh output, in [-1, 1]."""
         super().__init__()
         self.lstm = isinstance(rnn, nn.LSTM)
         self.layers, self.hidden = rnn.num_layers, rnn.hidden_size
@@ -71,7 +88,11 @@ class Int8RNN(nn.Module):
                 name = f"_l{layer}" + ("_reverse" if direction else "")
                 bound = input_bound if layer == 0 else 1.0  # later layers read RNN states
                 weight, bias = getattr(rnn, "weight_ih" + name), getattr(rnn, "bias_ih" + name)
-                self.ih.append(Int8Linear(weight=weight, bias=bias, bound=bound))
+                if layer == 0 and fed:  # input feeding: [embedding; attentional vector]
+                    split, bounds = weight.size(1) - fed, (bound, 1.0)
+                    self.ih.append(Int8Split(weight=weight, bias=bias, split=split, bounds=bounds))
+                else:
+                    self.ih.append(Int8Linear(weight=weight, bias=bias, bound=bound))
                 weight, bias = getattr(rnn, "weight_hh" + name), getattr(rnn, "bias_hh" + name)
                 self.hh.append(Int8Linear(weight=weight, bias=bias, bound=1.0))
 
@@ -158,9 +179,8 @@ def quantize(model: Seq2Seq) -> Seq2Seq:
     bound = float(encoder.embedding.weight.detach().abs().max())
     encoder.rnn = Int8RNN(encoder.rnn, input_bound=bound)
     bound = float(decoder.embedding.weight.detach().abs().max())
-    if decoder.input_feed:  # the RNN also reads the last attentional vector, a tanh's output
-        bound = max(bound, 1.0)
-    decoder.rnn = Int8RNN(decoder.rnn, input_bound=bound)
+    fed = decoder.rnn.hidden_size if decoder.input_feed else 0  # the attentional vector fed back
+    decoder.rnn = Int8RNN(decoder.rnn, input_bound=bound, fed=fed)
     model.bridge = Int8Linear.of(model.bridge, bound=1.0)  # reads RNN states
     decoder.combine = Int8Linear.of(decoder.combine, bound=1.0)  # [h_t; c_t]
     decoder.out = Int8Linear.of(decoder.out, bound=1.0)  # a tanh's output

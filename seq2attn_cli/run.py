@@ -195,11 +195,9 @@ def _pieces(
 
 
 def _grown(tensors: dict[str, torch.Tensor], model: Seq2Seq) -> dict[str, torch.Tensor]:
-    """Weights of a model without input feeding fitted to `model`, which has it.
-
-    The decoder RNN's weights on the fed-back vector start at zero, so the grown model
-    starts out translating exactly as the model it grew from, and learns to use the feed.
-    """
+    """Weights of a model without input feeding, fitted to `model`, which has it."""
+    # the decoder RNN's weights on the fed-back vector start at zero: the grown model first
+    # translates exactly as the model it grew from, then learns to use the feed
     name = "decoder.rnn.weight_ih_l0"
     weight, wanted = tensors.get(name), model.state_dict()[name].shape
     if not model.config.input_feed or weight is None or weight.shape == wanted:

@@ -136,7 +136,11 @@ def _architecture(m: dict[str, Any]) -> Table:
                 f"bidirectional {m['cell'].upper()}, {m['layers']} layer(s), "
                 f"{m['hidden'] // 2} per direction -> states of {m['hidden']}",
             ),
-            ("decoder", f"{m['cell'].upper()}, {m['layers']} layer(s), state {m['hidden']}"),
+            (
+                "decoder",
+                f"{m['cell'].upper()}, {m['layers']} layer(s), state {m['hidden']}"
+                + (", input feeding" if m.get("input_feed") else ""),
+            ),
             (
                 "attention",
                 m["attention"]

@@ -103,7 +103,7 @@ def test_state_size_formula_matches_every_architecture():
             input_feed=input_feed,
         )
         real = sum(t.numel() for t in Seq2Seq(config).state_dict().values())
-        assert state_size(config) == real, (cell, attention, layers)
+        assert state_size(config) == real, (cell, attention, layers, input_feed)
 
 
 def test_input_feeding_decodes_step_by_step_exactly_as_it_trains():
@@ -128,6 +128,53 @@ def test_input_feeding_decodes_step_by_step_exactly_as_it_trains():
         for t, (log_probs, w) in enumerate(steps):
             assert torch.allclose(log_probs, expected[:, t], atol=1e-5), (cell, t)
             assert torch.allclose(w, weights[:, t], atol=1e-6), (cell, t)
+
+
+def test_input_fed_beams_score_what_forced_decoding_of_them_scores():
+    """Beams reorder the fed-back vector with the rest of their state, int8 or not."""
+    import itertools
+
+    from seq2attn_cli.config import BOS, EOS, ModelConfig
+    from seq2attn_cli.int8 import quantize
+    from seq2attn_cli.seq2seq import Seq2Seq, output_log_probs
+
+    ended = 0
+    for cell, layers, attention, int8 in itertools.product(
+        ("gru", "lstm"), (1, 2), ("general", "none"), (False, True)
+    ):
+        torch.manual_seed(1)
+        config = ModelConfig(
+            src_vocab=50,
+            tgt_vocab=40,
+            embed=8,
+            hidden=16,
+            layers=layers,
+            cell=cell,
+            attention=attention,
+            dropout=0.0,
+            input_feed=True,
+        )
+        model = Seq2Seq(config).eval()
+        with torch.no_grad():  # larger weights: the feed changes what the beams choose
+            for p in model.parameters():
+                p.mul_(3)
+            model.decoder.out.bias[EOS] += 4  # and some beams end before the length limit
+        model = quantize(model) if int8 else model
+        src, lengths = torch.randint(4, 50, (3, 7)), torch.tensor([7, 5, 3])
+        encoded = model.encode(src, lengths)
+        beams = beam_search(model, encoded, max_lengths(lengths), beam=4, no_repeat=0)
+        for i, hyps in enumerate(beams):
+            for h in hyps:
+                tgt = torch.tensor([[BOS, *h.tokens]])  # (1, len + 1)
+                with torch.no_grad():
+                    logits, _ = model(src[i : i + 1, : lengths[i]], lengths[i : i + 1], tgt)
+                forced = output_log_probs(logits)[0]  # (len + 1, vocab)
+                finished = len(h.weights) > len(h.tokens)  # else cut off at the length limit
+                pieces = h.tokens + [EOS] if finished else h.tokens
+                expected = sum(float(forced[t, p]) for t, p in enumerate(pieces)) / len(pieces)
+                assert math.isclose(h.score, expected, abs_tol=1e-4), (cell, layers, attention)
+                ended += finished
+    assert ended > 0
 
 
 def _repeated(tokens: list[int], n: int) -> bool:

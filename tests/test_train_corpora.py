@@ -124,7 +124,7 @@ def test_init_with_input_feed_grows_a_model_that_first_translates_as_before(
     assert json.loads((out / "config.json").read_text())["model"]["input_feed"] is True
     (plain, subwords, _), (fed, _, _) = load_model(tiny_model), load_model(out)
     weight = fed.decoder.rnn.weight_ih_l0  # (3 * hidden, embed + hidden): the feed's columns
-    assert weight.shape[1] == plain.decoder.rnn.weight_ih_l0.shape[1] + 64
+    assert weight.shape[1] == plain.decoder.rnn.weight_ih_l0.shape[1] + fed.decoder.rnn.hidden_size
     ids = subwords.encode(["je mange pain", "il voit grand chat rouge"])
     with torch.no_grad():  # lr 0: the grown model's zero feed weights stay zero
         before, after = (translate_ids(m, ids, beam=3, batch_size=2) for m in (plain, fed))
