@@ -135,6 +135,8 @@ def test_init_with_input_feed_grows_a_model_that_first_translates_as_before(
             for m in (tiny_model, out)
         ]  # int8, beam 5 and forced decoding alike
         assert shown[0] == shown[1] != ""
+    card = CliRunner().invoke(app, ["inspect", "--model", str(out)], env={"COLUMNS": "200"})
+    assert "input feeding" in card.stdout  # the model card tells the grown model apart
     clash = train(corpora["toy"], "--init", out, "--no-input-feed", "--out", tmp_path / "x")
     assert clash.exit_code == 2 and "--input-feed contradicts --init" in clash.stderr
 
