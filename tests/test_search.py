@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import torch
 
 from seq2attn_cli.checkpoint import load_model
+from seq2attn_cli.config import BOS, EOS, ModelConfig
+from seq2attn_cli.int8 import quantize
 from seq2attn_cli.search import (
     NO_REPEAT,
     beam_search,
@@ -15,6 +18,7 @@ from seq2attn_cli.search import (
     repeats,
     translate_ids,
 )
+from seq2attn_cli.seq2seq import Seq2Seq, output_log_probs, state_size
 
 
 def encode(model, subwords, texts):
@@ -83,39 +87,30 @@ def test_output_length_is_bounded_by_the_source(tiny_model):
         assert len(hyp.tokens) <= 2
 
 
+def small(**architecture) -> ModelConfig:
+    """A small random model's config: 50 source pieces, 40 target, embeddings 8, states 16."""
+    return ModelConfig(src_vocab=50, tgt_vocab=40, embed=8, hidden=16, dropout=0.0, **architecture)
+
+
+def sources() -> tuple[torch.Tensor, torch.Tensor]:
+    """Three random source rows of 7, 5 and 3 pieces: (src, lengths)."""
+    return torch.randint(4, 50, (3, 7)), torch.tensor([7, 5, 3])
+
+
 def test_state_size_formula_matches_every_architecture():
-    import itertools
-
-    from seq2attn_cli.config import ModelConfig
-    from seq2attn_cli.seq2seq import Seq2Seq, state_size
-
     for cell, attention, layers, input_feed in itertools.product(
         ("gru", "lstm"), ("general", "dot", "additive", "none"), (1, 2), (False, True)
     ):
-        config = ModelConfig(
-            src_vocab=50,
-            tgt_vocab=30,
-            embed=8,
-            hidden=12,
-            layers=layers,
-            cell=cell,
-            attention=attention,
-            input_feed=input_feed,
-        )
+        config = small(cell=cell, attention=attention, layers=layers, input_feed=input_feed)
         real = sum(t.numel() for t in Seq2Seq(config).state_dict().values())
         assert state_size(config) == real, (cell, attention, layers, input_feed)
 
 
 def test_input_feeding_decodes_step_by_step_exactly_as_it_trains():
-    from seq2attn_cli.config import ModelConfig
-    from seq2attn_cli.seq2seq import Seq2Seq, output_log_probs
-
     for cell in ("gru", "lstm"):
         torch.manual_seed(0)
-        config = ModelConfig(src_vocab=50, tgt_vocab=40, embed=8, hidden=16, cell=cell,
-                             dropout=0.0, input_feed=True)  # fmt: skip
-        model = Seq2Seq(config).eval()
-        src, lengths = torch.randint(4, 50, (3, 7)), torch.tensor([7, 5, 3])
+        model = Seq2Seq(small(cell=cell, input_feed=True)).eval()
+        src, lengths = sources()
         tgt_in = torch.randint(4, 40, (3, 6))
         with torch.no_grad():
             logits, weights = model(src, lengths, tgt_in)  # teacher forcing, as in training
@@ -132,35 +127,19 @@ def test_input_feeding_decodes_step_by_step_exactly_as_it_trains():
 
 def test_input_fed_beams_score_what_forced_decoding_of_them_scores():
     """Beams reorder the fed-back vector with the rest of their state, int8 or not."""
-    import itertools
-
-    from seq2attn_cli.config import BOS, EOS, ModelConfig
-    from seq2attn_cli.int8 import quantize
-    from seq2attn_cli.seq2seq import Seq2Seq, output_log_probs
-
     ended = 0
     for cell, layers, attention, int8 in itertools.product(
         ("gru", "lstm"), (1, 2), ("general", "none"), (False, True)
     ):
         torch.manual_seed(1)
-        config = ModelConfig(
-            src_vocab=50,
-            tgt_vocab=40,
-            embed=8,
-            hidden=16,
-            layers=layers,
-            cell=cell,
-            attention=attention,
-            dropout=0.0,
-            input_feed=True,
-        )
+        config = small(cell=cell, layers=layers, attention=attention, input_feed=True)
         model = Seq2Seq(config).eval()
         with torch.no_grad():  # larger weights: the feed changes what the beams choose
             for p in model.parameters():
                 p.mul_(3)
             model.decoder.out.bias[EOS] += 4  # and some beams end before the length limit
         model = quantize(model) if int8 else model
-        src, lengths = torch.randint(4, 50, (3, 7)), torch.tensor([7, 5, 3])
+        src, lengths = sources()
         encoded = model.encode(src, lengths)
         beams = beam_search(model, encoded, max_lengths(lengths), beam=4, no_repeat=0)
         for i, hyps in enumerate(beams):
