@@ -38,21 +38,24 @@ def max_lengths(src_lengths: torch.Tensor, *, ratio: float = 2.0, extra: int = 1
     return (src_lengths.float() * ratio).long() + extra  # (batch,)
 
 
-def repeats(history: torch.Tensor, n: int, vocab: int) -> torch.Tensor:
-    """Which next pieces would repeat an n-gram already in each row of `history`: (..., vocab).
+def ban_repeats_(scores: torch.Tensor, history: torch.Tensor, n: int) -> torch.Tensor:
+    """Set to -inf, in place, the next pieces that would repeat an n-gram of each row's history.
 
-    A row whose last n-1 pieces occurred before may not continue the way it did then.
+    scores: (..., vocab); history: (..., t). A row whose last n-1 pieces occurred before may
+    not continue the way it did then. Only the t pieces that followed are touched, not the
+    whole vocabulary: a ban mask over it cost 5% of beam-5 decoding (profiled on Tatoeba).
     """
-    ban = torch.zeros(*history.shape[:-1], vocab, device=history.device)  # (..., vocab)
     t = history.size(-1)
     if n < 2 or t < n:
-        return ban.bool()
+        return scores
     last = history[..., t - n + 1 :]  # (..., n-1)
     starts = history[..., : t - 1].unfold(-1, n - 1, 1)  # (..., t-n+1, n-1)
     seen = (starts == last[..., None, :]).all(-1)  # (..., t-n+1)
     following = history[..., n - 1 :]  # (..., t-n+1): the piece that followed each
-    # scatter_add, not scatter: a piece may follow twice, matched once and once not
-    return ban.scatter_add_(-1, following, seen.float()) > 0  # (..., vocab)
+    inf = float("inf")
+    ban = torch.full(seen.shape, inf, device=scores.device).masked_fill_(seen, -inf)
+    # amin, not scatter: a piece may follow twice, matched once and once not (+inf keeps)
+    return scores.scatter_reduce_(-1, following, ban, reduce="amin")
 
 
 def _finish(
@@ -87,9 +90,7 @@ def greedy(
     for t in range(longest):
         step_lp, step_w, state = model.step(prev, state, encoded)  # (alive, vocab)
         if no_repeat and t >= no_repeat:
-            step_lp = step_lp.masked_fill(
-                repeats(tokens[alive, :t], no_repeat, step_lp.size(-1)), -float("inf")
-            )
+            ban_repeats_(step_lp, tokens[alive, :t], no_repeat)
         best_lp, best = step_lp.max(dim=-1)  # (alive,)
         tokens[alive, t] = best
         weights[alive, t, : step_w.size(-1)] = step_w.float()
@@ -145,7 +146,7 @@ def beam_search(
         vocab = step_lp.size(-1)
         candidates = scores[..., None] + step_lp.view(m, k, vocab)  # (m, k, vocab)
         if no_repeat and t >= no_repeat:
-            candidates.masked_fill_(repeats(tokens[:, :, :t], no_repeat, vocab), -inf)
+            ban_repeats_(candidates, tokens[:, :, :t], no_repeat)
         if finished.any():  # a finished beam may only extend with PAD, keeping its score
             candidates.masked_fill_(finished[..., None], -inf)
             candidates[..., PAD] = torch.where(finished, scores, candidates[..., PAD])

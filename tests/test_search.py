@@ -12,10 +12,10 @@ from seq2attn_cli.config import BOS, EOS, ModelConfig
 from seq2attn_cli.int8 import quantize
 from seq2attn_cli.search import (
     NO_REPEAT,
+    ban_repeats_,
     beam_search,
     greedy,
     max_lengths,
-    repeats,
     translate_ids,
 )
 from seq2attn_cli.seq2seq import Seq2Seq, output_log_probs, state_size
@@ -163,9 +163,11 @@ def _repeated(tokens: list[int], n: int) -> bool:
 
 def test_repeats_bans_the_piece_that_would_repeat_an_ngram():
     history = torch.tensor([[5, 6, 7, 5, 6], [5, 6, 7, 8, 9]])  # only row 0 ends as it began
-    ban = repeats(history, 3, 10)
-    assert ban[0].nonzero().flatten().tolist() == [7]
-    assert not ban[1].any()
+    scores = ban_repeats_(torch.zeros(2, 10), history, 3)
+    assert (scores[0] == -math.inf).nonzero().flatten().tolist() == [7]
+    assert (scores[1] == 0).all()
+    twice = torch.tensor([[5, 6, 8, 6, 5]])  # 6 followed 5 (banned) and followed 8 (not)
+    assert (ban_repeats_(torch.zeros(1, 10), twice, 2) == -math.inf).nonzero()[:, 1].tolist() == [6]
 
 
 def test_no_repeat_translations_never_repeat_a_run_of_pieces(tiny_model):
