@@ -1,16 +1,16 @@
 """Average the weights of model directories and resume checkpoints of one architecture.
 
-Usage: python scripts/average.py RUN_A RUN_B [RUN_A/checkpoint.safetensors ...] --out DIR
+Usage: python scripts/average.py INPUT [INPUT ...] --out DIR [--like RUN]
 
 Checkpoint averaging (the average_models.py of OpenNMT-py and Marian): runs fine-tuned from the
 same starting weights, or one run's checkpoints, stay close enough that their mean is a model
-too, often a better one than either (Wortsman et al. 2022, "Model soups"). Each input is a
-model directory (its best weights, model.safetensors) or a resume checkpoint file (a run's
-latest weights: checkpoint.safetensors, or a copy kept from earlier in the run). One
-checkpoint alone writes that checkpoint out as a model directory. DIR gets config.json and
-spm.model from the first directory given (else from the first checkpoint's folder) and the
-mean of the weights (float16, as training saves them). Whether the mean wins is for the dev
-sets to say: `s2a evaluate FILE --model DIR --model RUN_A`.
+too, often a better one than either (Wortsman et al. 2022, "Model soups"). Each INPUT is a
+model directory (its best weights, model.safetensors) or a weights file: a resume checkpoint
+(a run's latest weights, checkpoint.safetensors, or a copy kept from earlier in the run) or a
+model.safetensors. One file alone is written out as a model directory. DIR gets config.json
+and spm.model from --like, else from the first directory given, else from the first file's
+folder, and the mean of the weights (float16, as training saves them). Whether the mean wins
+is for the dev sets to say: `s2a evaluate FILE --model DIR --model RUN`.
 """
 
 from __future__ import annotations
@@ -29,13 +29,10 @@ from seq2attn_cli.errors import ModelError
 
 
 def weights(path: Path) -> dict[str, torch.Tensor]:
-    """A model directory's best weights, or the model part of a resume checkpoint file."""
-    if path.is_dir():
-        return read_tensors(path / WEIGHTS)
-    model = {k[len("model.") :]: t for k, t in read_tensors(path).items() if k.startswith("model.")}
-    if not model:
-        sys.exit(f"{path}: not a resume checkpoint (no model.* tensors)")
-    return model
+    """A model directory's best weights, or the weights in a file (a checkpoint's model.*)."""
+    tensors = read_tensors(path / WEIGHTS if path.is_dir() else path)
+    model = {k[len("model.") :]: t for k, t in tensors.items() if k.startswith("model.")}
+    return model or tensors
 
 
 def average(inputs: list[Path]) -> dict[str, torch.Tensor]:
@@ -56,26 +53,38 @@ def average(inputs: list[Path]) -> dict[str, torch.Tensor]:
     }
 
 
+def check(inputs: list[Path], like: Path | None, out: Path) -> Path:
+    """Exit with one line unless the inputs can be averaged into `out`; return the model home."""
+    for path in inputs:
+        if not path.exists():
+            sys.exit(f"{path}: no such model directory or weights file")
+    if len(inputs) < 2 and inputs[0].is_dir():
+        sys.exit("give at least two inputs, or one weights file to write out")
+    home = like or next((p for p in inputs if p.is_dir()), inputs[0].parent)
+    for name in (CONFIG, SPM):
+        if not (home / name).is_file():
+            sys.exit(f"{home}: no {name}; name the run it came from with --like RUN")
+    spm = (home / SPM).read_bytes()
+    for path in inputs:  # a file beside a subword model (its run directory) must match it too
+        folder = path if path.is_dir() else path.parent
+        if not (folder / SPM).is_file():
+            if path.is_dir():
+                sys.exit(f"{path}: no {SPM}; not a model directory")
+        elif (folder / SPM).read_bytes() != spm:
+            sys.exit(f"{folder / SPM}: not the subword model of {home}")
+    if out.exists():
+        sys.exit(f"{out}: exists; give a new directory")
+    return home
+
+
 def main() -> None:
     """Check the inputs share their pieces, average them and write the model directory."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("inputs", type=Path, nargs="+", help="model directories, checkpoints")
+    parser.add_argument("inputs", type=Path, nargs="+", help="model directories, weights files")
     parser.add_argument("--out", type=Path, required=True, help="new model directory")
+    parser.add_argument("--like", type=Path, help="the run whose config.json and spm.model to use")
     args = parser.parse_args()
-    for path in args.inputs:
-        if not path.exists():
-            sys.exit(f"{path}: no such model directory or checkpoint")
-    if len(args.inputs) < 2 and args.inputs[0].is_dir():
-        sys.exit("give at least two inputs, or one resume checkpoint to write out")
-    home = next((p for p in args.inputs if p.is_dir()), args.inputs[0].parent)
-    if not (home / CONFIG).exists() or not (home / SPM).exists():
-        sys.exit(f"{home}: no {CONFIG} and {SPM} for the new model; give its run directory too")
-    if args.out.exists():
-        sys.exit(f"{args.out}: exists; give a new directory")
-    spm = (home / SPM).read_bytes()
-    for path in args.inputs:
-        if path.is_dir() and (path / SPM).read_bytes() != spm:
-            sys.exit(f"{path / SPM}: not the subword model of {home}")
+    home = check(args.inputs, args.like, args.out)
     try:
         tensors = average(args.inputs)
     except ModelError as err:

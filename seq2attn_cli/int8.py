@@ -58,7 +58,10 @@ class Int8Linear(nn.Module):
 
 
 class Int8Split(nn.Module):
-    """W [x; feed] + b as two Int8Linear layers, each part of the input on its own bound."""
+    """W [x; feed] + b as two Int8Linear layers, each part of the input on its own bound.
+
+    After fold(table), x arrives already multiplied: rows of the folded table (bias included).
+    """
 
     def __init__(
         self, *, weight: torch.Tensor, bias: torch.Tensor, split: int, bounds: tuple[float, float]
