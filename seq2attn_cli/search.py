@@ -57,6 +57,19 @@ def ban_repeats_(scores: torch.Tensor, history: torch.Tensor, n: int) -> torch.T
     return scores
 
 
+def end_at_limit_(scores: torch.Tensor, last: torch.Tensor) -> torch.Tensor:
+    """Leave only </s> open, in place, in the rows at their last allowed step.
+
+    scores: (rows, ..., vocab); last: (rows,). A translation cut at the length limit ends
+    with </s> like any other (as in fairseq), so it has its </s> attention row too.
+    """
+    if last.any():
+        others = torch.arange(scores.size(-1), device=scores.device) != EOS  # (vocab,)
+        shape = (-1,) + (1,) * (scores.dim() - 1)
+        scores.masked_fill_(last.view(shape) & others, -float("inf"))
+    return scores
+
+
 def _finish(
     tokens: torch.Tensor, weights: torch.Tensor, log_prob: float, length: int, alpha: float
 ) -> Hypothesis:
@@ -90,6 +103,7 @@ def greedy(
         step_lp, step_w, state = model.step(prev, state, encoded)  # (alive, vocab)
         if no_repeat and t >= no_repeat:
             ban_repeats_(step_lp, tokens[alive, :t], no_repeat)
+        end_at_limit_(step_lp, t + 1 >= limits[alive])
         best_lp, best = step_lp.max(dim=-1)  # (alive,)
         tokens[alive, t] = best
         weights[alive, t, : step_w.size(-1)] = step_w.float()
@@ -146,6 +160,7 @@ def beam_search(
         candidates = scores[..., None] + step_lp.view(m, k, vocab)  # (m, k, vocab)
         if no_repeat and t >= no_repeat:
             ban_repeats_(candidates, tokens[:, :, :t], no_repeat)
+        end_at_limit_(candidates, t + 1 >= limits[alive])  # before finished beams get PAD back
         if finished.any():  # a finished beam may only extend with PAD, keeping its score
             candidates.masked_fill_(finished[..., None], -inf)
             candidates[..., PAD] = torch.where(finished, scores, candidates[..., PAD])

@@ -84,7 +84,21 @@ def test_output_length_is_bounded_by_the_source(tiny_model):
     encoded, lengths = encode(model, subwords, TEXTS)
     limits = torch.ones_like(lengths) * 2
     for hyp in greedy(model, encoded, limits):
-        assert len(hyp.tokens) <= 2
+        assert len(hyp.tokens) <= 1  # the last step allowed writes </s>
+
+
+def test_a_translation_cut_at_the_length_limit_still_ends_with_its_eos_attention_row():
+    torch.manual_seed(0)
+    model = Seq2Seq(small()).eval()  # untrained: it would rarely write </s> by itself
+    src, lengths = sources()
+    encoded = model.encode(src, lengths)
+    limits = torch.tensor([4, 6, 3])
+    found = [[h] for h in greedy(model, encoded, limits)]
+    found += beam_search(model, encoded, limits, beam=3)
+    for hyps, limit in zip(found, limits.tolist() * 2, strict=True):
+        for h in hyps:
+            assert len(h.weights) == len(h.tokens) + 1 <= limit
+            assert EOS not in h.tokens
 
 
 def small(**architecture) -> ModelConfig:
