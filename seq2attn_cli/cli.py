@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from .cli_common import Command
+from .cli_common import Command, Group
 from .cli_evaluate import evaluate
 from .cli_inspect import inspect
 from .cli_serve import serve
@@ -18,6 +18,7 @@ from .cli_train import train
 from .cli_translate import translate
 
 app = typer.Typer(
+    cls=Group,
     help="s2a: train, run and look inside an RNN encoder-decoder translator with attention.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from typer.core import TyperCommand
+from typer.core import TyperCommand, TyperGroup
 
 from .config import DecodeConfig
 from .errors import Interrupted, TrainingError
@@ -38,6 +38,30 @@ class Command(TyperCommand):
             if getattr(param, "is_flag", False):
                 param.metavar = ""
         return params
+
+
+class Group(TyperGroup):
+    """The `s2a` group: a usage error is one line on stderr and exit 2, like every error."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        """Run a command; turn Click's usage box (several lines, in colour) into one line."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except typer.Abort:
+            sys.stderr.write("s2a: aborted\n")
+            sys.exit(1)
+        except Exception as error:
+            # Click's usage errors; newer Typers carry their own copy of Click, so by shape
+            if not callable(getattr(error, "format_message", None)):
+                raise
+            ctx = getattr(error, "ctx", None)
+            hint = f" (see '{ctx.command_path} --help')" if ctx else ""
+            if message := " ".join(error.format_message().split()):  # none: help was shown
+                sys.stderr.write(f"s2a: error: {message}{hint}\n")
+            sys.exit(getattr(error, "exit_code", 2))
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 class StdoutConsole(Console):

@@ -86,3 +86,19 @@ def test_readme_lists_every_option_with_the_default_the_command_has(command):
     for param in cli.params:
         if param.param_type_name == "option" and not set(param.opts) & hidden:
             assert set(param.opts) & set(documented), f"README omits {param.opts[0]}"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["translate", "--beam", "0", "x"], "Invalid value for '--beam'"),
+        (["translate", "--bogus"], "No such option: --bogus (see 's2a translate --help')"),
+        (["bogus"], "No such command 'bogus'. (see 's2a --help')"),
+        (["evaluate"], "Missing argument 'TEST'."),
+    ],
+)
+def test_a_usage_error_is_one_plain_line_and_exit_2(args, message):
+    result = runner.invoke(app, args, env={"NO_COLOR": "1"}, prog_name="s2a")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("s2a: error: ")
+    assert message in result.stderr and "\x1b" not in result.stderr and "╭" not in result.stderr
