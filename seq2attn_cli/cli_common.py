@@ -83,7 +83,7 @@ ModelDir = Annotated[
 Device = Annotated[
     str, typer.Option(help="auto | cpu | cuda | mps", autocompletion=lambda: DEVICES)
 ]
-Threads = Annotated[int, typer.Option(help="CPU threads (0 = torch's default).")]
+Threads = Annotated[int, typer.Option(min=0, help="CPU threads (0 = torch's default).")]
 Beam = Annotated[int, typer.Option(min=1, help="Beam size (1 = greedy).")]
 BatchSize = Annotated[int, typer.Option(min=1, help="Sentences decoded together.")]
 Quantize = Annotated[bool, typer.Option(help="int8 layers on CPU (faster).")]

@@ -221,8 +221,9 @@ def _resumed(stored: tuple, params: dict[str, Any], given: set[str]) -> tuple:
             flag = "--" + name.replace("_", "-") if name != "corpora" else "CORPUS"
             fail(
                 f"{flag} {value!s:.60} contradicts the run stored in the model directory "
-                f"({stored_value!s:.60}); --resume continues it as stored, only --epochs, "
-                "--max-steps, --max-time and --save-every may change"
+                f"({stored_value!s:.60}); --resume continues it as stored: only the limits "
+                "(--epochs, --max-steps, --max-time), --save-every and where it runs (--device, "
+                "--threads, --nproc) may change"
             )
     limits = {k: params[k] for k in RESUMABLE_LIMITS}
     cfg = dataclasses.replace(cfg, **limits)

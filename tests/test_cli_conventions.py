@@ -92,6 +92,7 @@ def test_readme_lists_every_option_with_the_default_the_command_has(command):
     "args, message",
     [
         (["translate", "--beam", "0", "x"], "Invalid value for '--beam'"),
+        (["translate", "--threads", "-1", "x"], "Invalid value for '--threads'"),
         (["translate", "--bogus"], "No such option: --bogus (see 's2a translate --help')"),
         (["bogus"], "No such command 'bogus'. (see 's2a --help')"),
         (["evaluate"], "Missing argument 'TEST'."),
