@@ -13,10 +13,11 @@ import asyncio
 import json
 import re
 import socket
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from .config import StoredConfig
 from .languages import NAMES
 from .translator import Translation, Translator
 
+UNDETERMINED = "und"  # ISO 639's code for a language not known
 FIELDS = {"q", "source", "target", "format", "alternatives", "api_key", "attention"}
 
 
@@ -57,56 +59,76 @@ class Refused(Exception):
         self.status = status
 
 
+@dataclass
+class Job:
+    """One request's lines, their translations so far, and the future its handler awaits."""
+
+    lines: list[str]
+    future: asyncio.Future
+    done: list[Translation] = field(default_factory=list)
+
+
 class Batcher:
-    """Gathers the lines of requests arriving within `wait` seconds into one translate call.
+    """Translates waiting requests' lines, oldest first, in searches of at most `most` characters.
 
     One thread does all searches, so torch's threads are never shared between two of them.
+    Lines of requests arriving within `wait` seconds share a search. A request whose handler
+    gave up (timed out) is dropped between searches, so it holds up later ones for one search
+    at most.
     """
 
     def __init__(
         self, translate: Callable[[list[str]], list[Translation]], *, wait: float, most: int
     ) -> None:
         self.translate, self.wait, self.most = translate, wait, most
-        self.pending: list[tuple[list[str], asyncio.Future]] = []
+        self.pending: list[Job] = []
         self.ready = asyncio.Event()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="s2a-search")
 
     async def submit(self, lines: list[str]) -> list[Translation]:
-        """Translate lines in the next shared search."""
-        future = asyncio.get_running_loop().create_future()
-        self.pending.append((lines, future))
+        """Translate lines in the next shared searches."""
+        if not lines:  # no search would ever finish it
+            return []
+        job = Job(lines, asyncio.get_running_loop().create_future())
+        self.pending.append(job)
         self.ready.set()
-        return await future
+        return await job.future
+
+    def take(self) -> tuple[list[Job], list[str]]:
+        """The next search's lines (at least one if any wait) and, for each, the job it is of."""
+        self.pending = [job for job in self.pending if not job.future.done()]
+        owners, texts, size = [], [], 0
+        for job in self.pending:
+            for line in job.lines[len(job.done) :]:
+                if texts and size + len(line) > self.most:
+                    return owners, texts
+                owners.append(job)
+                texts.append(line)
+                size += len(line)
+        return owners, texts
 
     async def run(self) -> None:
-        """Forever: wait for work, let more arrive for `wait` seconds, translate it together."""
+        """Forever: wait for work, let more arrive for `wait` seconds, translate the next search."""
         loop = asyncio.get_running_loop()
         while True:
             await self.ready.wait()
             await asyncio.sleep(self.wait)
-            taken, size = [], 0
-            while self.pending and (not taken or size + len(self.pending[0][0]) <= self.most):
-                lines, future = self.pending.pop(0)
-                if not future.done():  # a request that timed out is not translated
-                    taken.append((lines, future))
-                    size += len(lines)
-            if not self.pending:
+            owners, texts = self.take()
+            if not texts:
                 self.ready.clear()
-            if not taken:
                 continue
-            texts = [line for lines, _ in taken for line in lines]
             try:
                 results = await loop.run_in_executor(self.pool, self.translate, texts)
             except Exception as error:  # every waiting request hears of it, none hangs
-                for _, future in taken:
-                    if not future.done():
-                        future.set_exception(error)
+                for job in owners:
+                    if not job.future.done():
+                        job.future.set_exception(error)
                 continue
-            start = 0
-            for lines, future in taken:
-                if not future.done():
-                    future.set_result(results[start : start + len(lines)])
-                start += len(lines)
+            for job, result in zip(owners, results, strict=True):
+                job.done.append(result)
+            for job in owners:
+                if len(job.done) == len(job.lines) and not job.future.done():
+                    job.future.set_result(job.done)
 
 
 def model_languages(config: StoredConfig, directory: Path) -> tuple[str, str]:
@@ -115,7 +137,7 @@ def model_languages(config: StoredConfig, directory: Path) -> tuple[str, str]:
     if source and target:
         return source, target
     named = re.fullmatch(r"([a-z]{2,3})[-_]([a-z]{2,3})", directory.name)
-    return (named[1], named[2]) if named else ("und", "und")  # ISO 639: undetermined
+    return (named[1], named[2]) if named else (UNDETERMINED, UNDETERMINED)
 
 
 def attention_of(t: Translation) -> dict[str, Any]:
@@ -177,7 +199,8 @@ def texts_of(q: Any, limits: Limits) -> list[str]:
     texts = [q] if isinstance(q, str) else q
     if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
         raise Refused(422, "q must be a string or a list of strings")
-    lines = sum(t.count("\n") + 1 for t in texts)
+    # a final newline ends the last line; it does not start another
+    lines = sum(t.count("\n") + (not t.endswith("\n")) for t in texts)
     if lines > limits.lines:
         raise Refused(413, f"{lines} lines in one request; the limit is {limits.lines}")
     for i, text in enumerate(texts):
@@ -199,12 +222,15 @@ def create_app(
     api_key: str | None = None,
     wait: float = 0.005,
     batch_size: int = 64,
+    search_chars: int = 4000,
 ) -> Starlette:
     """The ASGI application: routes, limits and one shared Batcher."""
     batcher = Batcher(
         lambda lines: translator.translate(lines, beam=beam, batch_size=batch_size),
         wait=wait,
-        most=max(batch_size * 4, limits.lines),
+        # ~0.4 s of beam search for the embedded model on one core: the longest a request
+        # that timed out keeps the next one waiting
+        most=search_chars,
     )
     page = files("seq2attn_cli").joinpath("web/index.html").read_text(encoding="utf-8")
 
@@ -218,7 +244,9 @@ def create_app(
         try:
             done = await asyncio.wait_for(batcher.submit(lines), limits.timeout)
         except TimeoutError:
-            raise Refused(503, f"not translated within {limits.timeout:g} s; try again") from None
+            late = f"not translated within {limits.timeout:g} s"
+            print(f"s2a: 503, {sum(map(len, lines)):,} characters {late}", file=sys.stderr)
+            raise Refused(503, f"{late}; try again") from None
         answers, start = [], 0
         for text in split:
             answers.append(done[start : start + len(text)])
@@ -227,7 +255,8 @@ def create_app(
         single = isinstance(data["q"], str)
         reply: dict[str, Any] = {"translatedText": joined[0] if single else joined}
         if data.get("source", "auto") == "auto":
-            detected = {"language": languages[0], "confidence": 100.0}
+            sure = 0.0 if languages[0] == UNDETERMINED else 100.0
+            detected = {"language": languages[0], "confidence": sure}
             reply["detectedLanguage"] = detected if single else [detected] * len(texts)
         if data.get("attention") in (True, "true", "1"):
             lists = [[attention_of(t) for t in answer] for answer in answers]
@@ -236,6 +265,8 @@ def create_app(
 
     async def languages_route(request: Request) -> JSONResponse:
         source, target = languages
+        if UNDETERMINED in languages:  # no code to offer a client
+            return JSONResponse([])
         return JSONResponse(
             [
                 {"code": source, "name": NAMES.get(source, source), "targets": [target]},

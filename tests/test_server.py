@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from seq2attn_cli.server import Limits, create_app
+from seq2attn_cli.server import Limits, create_app, model_languages
 from seq2attn_cli.translator import Translator
 
 S2A = str(Path(sys.executable).parent / "s2a")
@@ -28,10 +30,11 @@ def translator(tiny_model) -> Translator:
 
 
 def client_for(translator: Translator, **options) -> TestClient:
-    """A test client of the app as `s2a serve` builds it, with the given limits or api_key."""
+    """A test client of the app as `s2a serve` builds it, with the given limits or options."""
     given = {k: options.pop(k) for k in ("body_bytes", "lines", "chars", "timeout") if k in options}
     limits = Limits(**{"body_bytes": 262144, "lines": 128, "chars": 1000, "timeout": 30, **given})
-    app = create_app(translator, languages=("fr", "en"), beam=5, limits=limits, **options)
+    options = {"languages": ("fr", "en"), "beam": 5, **options}
+    app = create_app(translator, limits=limits, **options)
     return TestClient(app)
 
 
@@ -130,6 +133,48 @@ def test_a_request_over_the_time_limit_gets_503(translator) -> None:
     with client_for(translator, timeout=1e-6) as c:
         reply = c.post("/translate", json={"q": LINES})
         assert reply.status_code == 503 and "not translated within" in reply.json()["error"]
+
+
+class Slow:
+    """A translator that takes as long per character as a big model does (0.1 ms)."""
+
+    def __init__(self, translator: Translator) -> None:
+        self.translator = translator
+
+    def translate(self, lines: list[str], **options) -> list:
+        """The tiny model's translations, after the time a big model would take."""
+        time.sleep(1e-4 * sum(map(len, lines)))
+        return self.translator.translate(lines, **options)
+
+
+def test_a_short_request_after_a_timed_out_one_is_answered(translator, capsys) -> None:
+    with client_for(Slow(translator), timeout=1, search_chars=1000) as c:  # 0.1 s searches
+        big = c.post("/translate", json={"q": ["je mange pain " * 20] * 100})  # 2.8 s of work
+        assert big.status_code == 503 and "within 1 s" in big.json()["error"]
+        short = c.post("/translate", json={"q": LINES[0]})
+        assert short.status_code == 200 and short.json()["translatedText"]
+    logged = capsys.readouterr().err.splitlines()
+    assert len([line for line in logged if "503" in line]) == 1
+
+
+def test_a_final_newline_does_not_count_as_a_line(translator) -> None:
+    with client_for(translator, lines=3) as c:
+        reply = c.post("/translate", json={"q": "\n".join(LINES[:3]) + "\n"})
+        assert reply.status_code == 200
+        assert reply.json()["translatedText"].split("\n")[3:] == [""]  # the newline is kept
+        assert c.post("/translate", json={"q": "\n".join(LINES)}).status_code == 413
+
+
+def test_a_model_of_unknown_languages_lists_none_and_detects_without_confidence(
+    translator,
+) -> None:
+    unknown = dataclasses.replace(translator.config, languages=(None, None))
+    languages = model_languages(unknown, Path("models/my-model"))
+    with client_for(translator, languages=languages) as c:
+        assert c.get("/languages").json() == []
+        reply = c.post("/translate", json={"q": LINES[0], "source": "auto"}).json()
+        assert reply["translatedText"]
+        assert reply["detectedLanguage"] == {"language": "und", "confidence": 0.0}
 
 
 def test_an_api_key_is_required_when_the_server_has_one(translator) -> None:
