@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -74,11 +75,13 @@ def translate(
 
         translator = Translator.load(directory, device=torch_device, quantized=quantize)
         picture = StdoutConsole() if sys.stdout.isatty() else err  # never mixed into a pipe
+        name = str(input) if stream is not None else None
 
         def emit(lines: list[str], line_no: int) -> None:
             _write(
                 translator.translate(lines, beam=beam, batch_size=batch_size),
-                line_no=line_no,
+                places=[_place(name, line_no + offset) for offset in range(len(lines))],
+                unknown=translator.subwords.unknown,
                 jsonl=format == "jsonl",
                 align=align,
                 picture=picture if heatmap else None,
@@ -90,11 +93,13 @@ def translate(
         elif stream is None and sys.stdin.isatty():
             _prompt(emit)
         else:
-            from .streams import line_chunks
+            from .streams import line_chunks, not_text
 
             line_no = 1
             # big chunks sort better by length: 16 batches a chunk ~10% faster than 4 (beam 5)
             for chunk in line_chunks(stream or sys.stdin.buffer, chunk=batch_size * 16):
+                if line_no == 1 and (problem := not_text(chunk)):
+                    fail(f"{name or 'stdin'}: {problem}")
                 lines = [raw.decode("utf-8", errors="replace") for raw in chunk]
                 emit(lines, line_no)
                 line_no += len(lines)
@@ -132,6 +137,28 @@ def _warn_about_file_names(texts: list[str]) -> None:
                 ),
                 soft_wrap=True,
             )
+
+
+def _place(name: str | None, line_no: int) -> str:
+    """Where an input line came from, for warnings: 'book.fr: line 3', or 'input line 3'."""
+    return f"{name}: line {line_no}" if name else f"input line {line_no}"
+
+
+def _warn(t: Any, place: str, unknown: list[str]) -> None:
+    """Say on stderr what of an input line the model could not take in."""
+    if t.truncated:
+        err.print(
+            f"[yellow]warning:[/] {escape(place)}: longer than the model takes; "
+            "translated the first part only",
+            soft_wrap=True,
+        )
+    if unknown:
+        runs = ", ".join(f'"{run}"' for run in unknown)
+        err.print(
+            f"[yellow]warning:[/] {escape(place)}: the model knows no piece for "
+            f"{escape(runs)}; translated without them",
+            soft_wrap=True,
+        )
 
 
 def _input(prompt: str) -> str:
@@ -173,7 +200,8 @@ def _prompt(emit: Any) -> None:
 def _write(
     translations: list[Any],
     *,
-    line_no: int,
+    places: list[str],
+    unknown: Callable[[str], list[str]],
     jsonl: bool,
     align: bool,
     picture: Console | None,
@@ -185,13 +213,8 @@ def _write(
     from .views import heatmap_view
 
     out = sys.stdout
-    for offset, t in enumerate(translations):
-        if t.truncated:
-            err.print(
-                f"[yellow]warning:[/] input line {line_no + offset}: longer than "
-                "the model takes; translated the first part only",
-                soft_wrap=True,
-            )
+    for t, place in zip(translations, places, strict=True):
+        _warn(t, place, unknown(t.source))
         if jsonl:
             record = t.as_dict()
             if align:

@@ -69,7 +69,12 @@ def read_history(directory: Path) -> dict[str, Any]:
     path = directory / HISTORY
     if not path.exists():
         raise ModelError(f"{path}: missing (the model was trained without a probe sentence)")
-    return read_json(path)
+    history = read_json(path)
+    for epoch in history.get("epochs", []):
+        # before 2026-11-30 a probe cut at the length limit had its </s> but no attention row
+        if len(epoch["weights"]) == len(epoch["target"]) - 1:
+            epoch["target"] = epoch["target"][:-1]
+    return history
 
 
 @dataclass(frozen=True)

@@ -53,3 +53,29 @@ def _ready(stream: BinaryIO) -> bool:
     except (ValueError, OSError, TypeError, io.UnsupportedOperation):  # no file descriptor
         return True
     return bool(ready)
+
+
+# UTF-32 first: its little-endian mark starts with UTF-16's
+_BYTE_ORDER_MARKS = [
+    (b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"),
+]  # fmt: skip
+
+
+def not_text(lines: list[bytes]) -> str | None:
+    """Why the first chunk of an input is not UTF-8 text, or None when it may well be."""
+    for mark, encoding in _BYTE_ORDER_MARKS:
+        if lines and lines[0].startswith(mark):
+            return (
+                f"starts with a {encoding} byte-order mark; s2a reads UTF-8 text "
+                f"(iconv -f {encoding} -t UTF-8 converts it)"
+            )
+    with_nul = sum(b"\x00" in line for line in lines)
+    # one stray NUL in a line of text is read as a space; binaries and UTF-16 have them everywhere
+    if 2 * with_nul > len(lines) and sum(line.count(b"\x00") for line in lines) > 1:
+        return (
+            f"not text: NUL bytes in {with_nul} of its first {len(lines)} "
+            f"line{'s' * (len(lines) != 1)} "
+            "(a binary file, or UTF-16 without a byte-order mark?); s2a reads UTF-8 text"
+        )
+    return None

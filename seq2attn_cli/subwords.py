@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from itertools import groupby
 from pathlib import Path
 
 import sentencepiece as spm
@@ -38,6 +39,12 @@ class Subwords:
     def encode(self, texts: list[str]) -> list[list[int]]:
         """Ids of each text, without bos/eos."""
         return self.sp.encode(texts, out_type=int)
+
+    def unknown(self, text: str) -> list[str]:
+        """Runs of characters in `text` that no piece holds (they encode to <unk>), once each."""
+        lost = {c for c in set(text) if not c.isspace() and self.sp.piece_to_id(c) == UNK}
+        runs = ("".join(run) for is_lost, run in groupby(text, key=lost.__contains__) if is_lost)
+        return list(dict.fromkeys(runs))
 
     def pieces(self, ids: list[int]) -> list[str]:
         """The piece strings of ids (e.g. '▁étudiant')."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import xml.dom.minidom
 from pathlib import Path
 
@@ -224,6 +225,19 @@ def test_evaluate_refuses_malformed_lines_unless_told_to_skip_them(tiny_model, t
     )
 
 
+def test_a_test_file_ending_in_blank_lines_is_scored(tiny_model, tmp_path):
+    lines = [f"{s}\t{t}\r\n" for s, t in toy_pairs(8, seed=4)]
+    test = tmp_path / "crlf.tsv"
+    test.write_bytes("".join(lines).encode() + b"\r\n\n \n")
+    args = ["evaluate", str(test), "--model", str(tiny_model), "--beam", "1", "--format", "json"]
+    scored = runner.invoke(app, args)
+    assert scored.exit_code == 0, scored.output
+    assert json.loads(scored.stdout)["skipped"] == 0 and "skipped" not in scored.stderr
+    test.write_bytes("".join(lines[:4] + ["\r\n"] + lines[4:]).encode())  # a blank between pairs
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 2 and "empty line: 1 line (first: line 5)" in refused.stderr
+
+
 def test_evaluate_json_is_one_object_of_one_shape_with_and_without_compare(tiny_model, tmp_path):
     test = write_tsv(tmp_path / "test.tsv", toy_pairs(10, seed=5))
     base = ["evaluate", str(test), "--model", str(tiny_model), "--format", "json", "--beam", "2"]
@@ -266,3 +280,14 @@ def test_evaluate_stops_on_swapped_columns_and_names_the_fix(tiny_model, tmp_pat
     assert runner.invoke(app, args).exit_code == 0
     args = ["evaluate", str(test), "--model", str(tiny_model), "--src-col", "2", "--tgt-col", "1"]
     assert runner.invoke(app, args).exit_code == 0
+
+
+def test_history_of_an_older_model_cut_at_the_length_limit_still_replays(tiny_model, tmp_path):
+    model = Path(shutil.copytree(tiny_model, tmp_path / "model"))
+    history = json.loads((model / "history.json").read_text(encoding="utf-8"))
+    for epoch in history["epochs"]:  # as s2a wrote it before: </s> without its attention row
+        epoch["weights"] = epoch["weights"][:-1]
+    (model / "history.json").write_text(json.dumps(history), encoding="utf-8")
+    result = runner.invoke(app, ["inspect", "--model", str(model), "--history"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("after epoch") == len(history["epochs"])

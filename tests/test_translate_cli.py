@@ -220,3 +220,56 @@ def test_interactive_prompt_edits_recalls_cancels_and_ends(tiny_model, tmp_path)
     assert os.waitstatus_to_exitcode(status) == 0, seen
     assert out.read_text().splitlines() == ["I eats bread", "I eats bread", "we"]
     assert b"^[[A" not in seen  # the arrow key edited the line, it was not typed into it
+
+
+def _refusal(result, *says: str) -> None:
+    """Exit 2, nothing translated, one error line saying all of `says`."""
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    assert all(s in result.stderr for s in says), result.stderr
+
+
+def test_a_utf16_file_is_refused_in_one_line(tiny_model, tmp_path):
+    text = "je mange pain\nil voit chat\n"
+    (tmp_path / "u16.txt").write_bytes(text.encode("utf-16"))
+    (tmp_path / "u32.txt").write_bytes(text.encode("utf-32"))
+    args = ["translate", "--model", str(tiny_model), "--beam", "1"]
+    u16 = str(tmp_path / "u16.txt")
+    _refusal(runner.invoke(app, [*args, "-i", u16]), "u16.txt: ", "UTF-16 byte-order mark")
+    _refusal(runner.invoke(app, [*args, "-i", str(tmp_path / "u32.txt")]), "u32.txt: ", "UTF-32")
+    _refusal(runner.invoke(app, args, input=text.encode("utf-16")), "stdin: ", "UTF-16")
+
+
+def test_a_binary_input_is_refused_but_a_stray_nul_is_a_space(tiny_model, tmp_path):
+    binary = tmp_path / "program"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 64)
+    args = ["translate", "--model", str(tiny_model), "--beam", "1"]
+    _refusal(runner.invoke(app, [*args, "-i", str(binary)]), "program: not text")
+    no_mark = "je mange pain\nil voit chat\n".encode("utf-16-le")
+    _refusal(runner.invoke(app, args, input=no_mark), "stdin: not text")
+    alone = runner.invoke(app, args, input=b"je mange\x00pain\n")  # a whole first chunk
+    assert alone.exit_code == 0 and alone.stdout == "I eats bread\n", alone.output
+
+
+def test_characters_the_model_has_no_piece_for_are_named_in_a_warning(tiny_model):
+    texts = ["je mange 東京 pain", "Привет мир", "il voit chat"]
+    result = runner.invoke(app, ["translate", "--model", str(tiny_model), "--beam", "1", *texts])
+    assert result.exit_code == 0 and len(result.stdout.splitlines()) == 3, result.output
+    assert result.stdout.splitlines()[0] == "I eats bread"
+    assert result.stderr.splitlines() == [
+        'warning: input line 1: the model knows no piece for "東京"; translated without them',
+        'warning: input line 2: the model knows no piece for "Привет", "мир"; '
+        "translated without them",
+    ]
+
+
+def test_warnings_name_the_file_and_line(tiny_model, tmp_path):
+    book = tmp_path / "book.fr"
+    book.write_text("je mange pain\n" + "je mange " * 400 + "\nil voit 東京\n", encoding="utf-8")
+    args = ["translate", "--model", str(tiny_model), "--beam", "1", "--format", "jsonl"]
+    result = runner.invoke(app, [*args, "-i", str(book)])
+    assert result.exit_code == 0 and len(result.stdout.splitlines()) == 3, result.output
+    assert [line.split(";")[0] for line in result.stderr.splitlines()] == [
+        f"warning: {book}: line 2: longer than the model takes",
+        f'warning: {book}: line 3: the model knows no piece for "東京"',
+    ]
