@@ -9,7 +9,7 @@
 # data/ made by the guide's own split command, docs/img -> this repository's docs/img, so the
 # --save pictures are rewritten too), with OMP_NUM_THREADS=1 and COLUMNS=100 (output piped,
 # as in the guide: no colour). Settings, with this machine's paths as defaults:
-#   S2A_MODEL      the default French->English model              (/work/runs/fr-en)
+#   S2A_MODEL      the default French->English model   (this repository's models/fr-en)
 #   SMALL          the small models' directory: general/, none/ and their logs general.log,
 #                  none.log (made by the guide's two `s2a train` commands)  (/work/runs/small)
 #   FRA_TXT        Tatoeba's fra.txt (English TAB French TAB attribution)
@@ -18,11 +18,12 @@
 #                  "try it yourself" ones of step 7 too; the models stay in the scratch
 #                  directory, whose path is printed); otherwise their output is the start and
 #                  the end of $SMALL/NAME.log (NAME from --out small-NAME; blocks whose log does
-#                  not exist keep their text), and small-NAME is $SMALL/NAME.
+#                  not exist keep their text), and small-NAME is $SMALL/NAME. Without
+#                  $SMALL/general and $SMALL/none, blocks that use a small model keep their text.
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 export REPO
-export S2A_MODEL="${S2A_MODEL:-/work/runs/fr-en}"
+export S2A_MODEL="${S2A_MODEL:-$REPO/models/fr-en}"
 export SMALL="${SMALL:-/work/runs/small}"
 export FRA_TXT="${FRA_TXT:-/work/shared/data/tatoeba-fra-eng/fra.txt}"
 export CAPTURE_TRAIN="${CAPTURE_TRAIN:-0}"
@@ -71,7 +72,8 @@ work = Path(tempfile.mkdtemp(prefix="s2a-capture-"))
 (work / "docs").mkdir()
 (repo / "docs" / "img").mkdir(exist_ok=True)
 (work / "docs" / "img").symlink_to(repo / "docs" / "img")
-if not train:
+have_small = all((small / name).is_dir() for name in ("general", "none"))
+if not train and have_small:
     for name in ("general", "none"):
         (work / f"small-{name}").symlink_to(small / name)
 
@@ -82,6 +84,10 @@ for match in BLOCK.finditer(text):
     new = []
     for command in block_commands(block):
         typed = command.replace("\\\n", " ")
+        if "small-" in typed and not train and not have_small:
+            print(f"(kept as it is: no small models in {small}: {typed[:60]})", file=sys.stderr)
+            new = None
+            break
         if typed.startswith("s2a train ") and not train:
             output = train_log(typed)
             if output is None:
