@@ -4,7 +4,7 @@ by source length), as a table or one JSON object."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -27,6 +27,9 @@ from .cli_common import (
     setup_torch,
     use_color,
 )
+
+if TYPE_CHECKING:
+    from .reading import ReadReport
 
 
 def evaluate(
@@ -109,6 +112,7 @@ def _read_test(
     from .reading import read_pairs
 
     pairs, read = read_pairs(test, src_col=src_col, tgt_col=tgt_col)
+    _forget_trailing_blanks(read)
     skipped = sum(read.skipped.values())
     lines = f"{skipped} malformed line{'s' * (skipped != 1)}"
     if skipped and not skip_bad:
@@ -116,6 +120,13 @@ def _read_test(
     if skipped:
         err.print(escape(f"{test}: skipped {lines}: {read.summary()}"), soft_wrap=True)
     return pairs, skipped
+
+
+def _forget_trailing_blanks(read: ReadReport) -> None:
+    """Uncount the empty lines when all of them end the file: they hold nothing to be malformed."""
+    blank = read.skipped.get("empty line", 0)
+    if blank and read.first_line["empty line"] == read.lines - blank + 1:
+        del read.skipped["empty line"], read.first_line["empty line"]
 
 
 def _names(directories: list[Path]) -> list[str]:

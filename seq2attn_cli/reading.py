@@ -42,13 +42,6 @@ class ReadReport:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
         self.first_line.setdefault(reason, line_no)
 
-    def unskip(self, reason: str, n: int) -> None:
-        """Take back the last `n` lines counted under `reason` (its first line stays if any do)."""
-        if n and (left := self.skipped[reason] - n):
-            self.skipped[reason] = left
-        elif n:
-            del self.skipped[reason], self.first_line[reason]
-
     def summary(self) -> str:
         """One line per reason, e.g. 'no tab: 3 lines (first: line 7)'."""
         return "; ".join(
@@ -122,22 +115,17 @@ def iter_pairs(
     cap = max(1 << 20, 8 * max_chars * need)  # bytes: longer lines are never held in memory
     with handle:
         try:
-            blank = 0  # empty lines since the last other line
             for line_no, raw in enumerate(_bounded_lines(handle, cap), start=1):
                 report.lines = line_no
                 if raw is None:
                     report.skip("too long", line_no)
-                    blank = 0
                     continue
                 pair, reason = _parse_line(raw, line_no, need, src_col, tgt_col, max_chars)
-                blank = blank + 1 if reason == "empty line" else 0
                 if reason:
                     report.skip(reason, line_no)
                 elif pair:
                     report.kept += 1
                     yield pair
-            if report.kept:  # blank lines after the last pair hold nothing to be malformed
-                report.unskip("empty line", blank)
         except (OSError, EOFError, lzma.LZMAError) as err:  # a damaged .gz or .xz
             raise CorpusError(
                 f"{path}: line {report.lines + 1}: cannot decompress ({err})"
