@@ -66,8 +66,12 @@ class TrainProgress:
         v = info["vocabulary"]
         sets = ", ".join(f"{s['name']} ({s['pairs']:,})" for s in info["valid"])
         src, tgt = (languages.name(info["languages"][k]) for k in ("source", "target"))
-        if src != "unknown" or tgt != "unknown":
-            self.console.print(f"languages, guessed from the text: {src} -> {tgt}")
+        unsure = " (too few common words to tell: swapped columns go unchecked)"
+        self.console.print(
+            f"languages, guessed from the text: {src} -> {tgt}"
+            + (unsure if "unknown" in (src, tgt) else ""),
+            soft_wrap=True,
+        )
         self.console.print(
             f"vocabulary: {v['pieces']:,} pieces ({v['target']:,} on the target side); "
             f"validation: {sets}",

@@ -154,3 +154,15 @@ def test_a_vocabulary_too_large_for_the_corpus_is_warned_about(tmp_path, corpora
                    "--threads", "1", "--no-amp")  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "--vocab-size 8,000 is too large for this corpus" in result.stderr
+
+
+def test_training_says_when_it_cannot_tell_the_languages(tmp_path, corpora):
+    told = train(corpora["fr_en"], "--out", tmp_path / "known", "--max-steps", "1", *TINY)
+    assert told.exit_code == 0, told.output
+    assert "languages, guessed from the text: French -> English\n" in told.stderr
+    made_up = "zork blip frob quux wug dax fep toma rilo vek".split()
+    pairs = list(zip(sentences(200, made_up, 3), sentences(200, made_up, 4), strict=True))
+    corpus = write_tsv(tmp_path / "made-up.tsv", pairs)
+    unsure = train(corpus, "--out", tmp_path / "unknown", "--max-steps", "1", *TINY)
+    assert unsure.exit_code == 0, unsure.output
+    assert "unknown (too few common words to tell: swapped columns go unchecked)" in unsure.stderr
