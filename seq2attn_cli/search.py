@@ -91,7 +91,7 @@ def greedy(
     """Pick the most probable piece at every step, for a whole batch at once."""
     n, src_len = encoded.mask.shape
     device = encoded.mask.device
-    longest = int(limits.max())
+    longest, soonest = int(limits.max()), int(limits.min())
     tokens = torch.full((n, longest), PAD, dtype=torch.long, device=device)  # (n, longest)
     weights = torch.zeros(n, longest, src_len, device=device)  # (n, longest, src_len)
     log_probs = torch.zeros(n, device=device)
@@ -103,7 +103,8 @@ def greedy(
         step_lp, step_w, state = model.step(prev, state, encoded)  # (alive, vocab)
         if no_repeat and t >= no_repeat:
             ban_repeats_(step_lp, tokens[alive, :t], no_repeat)
-        end_at_limit_(step_lp, t + 1 >= limits[alive])
+        if t + 1 >= soonest:
+            end_at_limit_(step_lp, t + 1 >= limits[alive])
         best_lp, best = step_lp.max(dim=-1)  # (alive,)
         tokens[alive, t] = best
         weights[alive, t, : step_w.size(-1)] = step_w.float()
@@ -141,7 +142,7 @@ def beam_search(
     n, src_len = encoded.mask.shape
     device = encoded.mask.device
     k, inf = beam, float("inf")
-    longest = int(limits.max())
+    longest, soonest = int(limits.max()), int(limits.min())
     expand = torch.arange(n, device=device).repeat_interleave(k)  # (n * k,)
     state = select_state(encoded.init, expand)  # k beams per sentence; states stay one each
     scores = torch.full((n, k), -inf, device=device)  # (n, k)
@@ -160,7 +161,8 @@ def beam_search(
         candidates = scores[..., None] + step_lp.view(m, k, vocab)  # (m, k, vocab)
         if no_repeat and t >= no_repeat:
             ban_repeats_(candidates, tokens[:, :, :t], no_repeat)
-        end_at_limit_(candidates, t + 1 >= limits[alive])  # before finished beams get PAD back
+        if t + 1 >= soonest:  # before finished beams get PAD back
+            end_at_limit_(candidates, t + 1 >= limits[alive])
         if finished.any():  # a finished beam may only extend with PAD, keeping its score
             candidates.masked_fill_(finished[..., None], -inf)
             candidates[..., PAD] = torch.where(finished, scores, candidates[..., PAD])
