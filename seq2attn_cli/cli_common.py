@@ -56,6 +56,9 @@ class Group(TyperGroup):
             # Click's usage errors; newer Typers carry their own copy of Click, so by shape
             if not callable(getattr(error, "format_message", None)):
                 raise
+            if type(error).__name__ == "NoArgsIsHelpError" and error.format_message():
+                error.show()  # `s2a` alone, without Rich: Click's help on stderr, not an error
+                sys.exit(2)
             ctx = getattr(error, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx else ""
             if message := " ".join(error.format_message().split()):  # none: help was shown

@@ -70,12 +70,14 @@ def not_text(lines: list[bytes]) -> str | None:
                 f"starts with a {encoding} byte-order mark; s2a reads UTF-8 text "
                 f"(iconv -f {encoding} -t UTF-8 converts it)"
             )
-    with_nul = sum(b"\x00" in line for line in lines)
-    # one stray NUL in a line of text is read as a space; binaries and UTF-16 have them everywhere
-    if 2 * with_nul > len(lines) and sum(line.count(b"\x00") for line in lines) > 1:
+    text = b"".join(lines).decode("utf-8", errors="replace")
+    bad = sum(c == "\ufffd" or (c < " " and c not in "\t\n\r\v\f") or c == "\x7f" for c in text)
+    # by share, so that no chunk size or pipe timing decides: binaries and UTF-16 are mostly
+    # NULs, control bytes and invalid UTF-8; text holds a stray one or two
+    if bad >= 8 and 10 * bad >= len(text):
         return (
-            f"not text: NUL bytes in {with_nul} of its first {len(lines)} "
-            f"line{'s' * (len(lines) != 1)} "
-            "(a binary file, or UTF-16 without a byte-order mark?); s2a reads UTF-8 text"
+            f"not text: {bad:,} of its first {len(text):,} characters are NUL, control bytes "
+            "or invalid UTF-8 (a binary file, or UTF-16 without a byte-order mark?); "
+            "s2a reads UTF-8 text"
         )
     return None

@@ -247,8 +247,10 @@ def test_a_binary_input_is_refused_but_a_stray_nul_is_a_space(tiny_model, tmp_pa
     _refusal(runner.invoke(app, [*args, "-i", str(binary)]), "program: not text")
     no_mark = "je mange pain\nil voit chat\n".encode("utf-16-le")
     _refusal(runner.invoke(app, args, input=no_mark), "stdin: not text")
-    alone = runner.invoke(app, args, input=b"je mange\x00pain\n")  # a whole first chunk
-    assert alone.exit_code == 0 and alone.stdout == "I eats bread\n", alone.output
+    for text, size in ((b"je\x00mange\x00pain\n", 64), (b"je mange\x00pain\n" * 9 + b"je\n", 1)):
+        stray = runner.invoke(app, [*args, "--batch-size", str(size)], input=text)
+        assert stray.exit_code == 0, stray.output  # whatever the first chunk holds
+        assert stray.stdout.splitlines()[0] == "I eats bread"
 
 
 def test_characters_the_model_has_no_piece_for_are_named_in_a_warning(tiny_model):
