@@ -251,28 +251,10 @@ def create_app(
         for text in split:
             answers.append(done[start : start + len(text)])
             start += len(text)
-        joined = ["\n".join(t.text for t in answer) for answer in answers]
-        single = isinstance(data["q"], str)
-        reply: dict[str, Any] = {"translatedText": joined[0] if single else joined}
-        if data.get("source", "auto") == "auto":
-            sure = 0.0 if languages[0] == UNDETERMINED else 100.0
-            detected = {"language": languages[0], "confidence": sure}
-            reply["detectedLanguage"] = detected if single else [detected] * len(texts)
-        if data.get("attention") in (True, "true", "1"):
-            lists = [[attention_of(t) for t in answer] for answer in answers]
-            reply["attention"] = lists[0] if single else lists
-        return JSONResponse(reply)
+        return JSONResponse(reply_of(data, answers, source=languages[0]))
 
     async def languages_route(request: Request) -> JSONResponse:
-        source, target = languages
-        if UNDETERMINED in languages:  # no code to offer a client
-            return JSONResponse([])
-        return JSONResponse(
-            [
-                {"code": source, "name": NAMES.get(source, source), "targets": [target]},
-                {"code": target, "name": NAMES.get(target, target), "targets": []},
-            ]
-        )
+        return JSONResponse(language_list(languages))
 
     async def health(request: Request) -> JSONResponse:
         from . import __version__
@@ -304,6 +286,34 @@ def create_app(
     ]
     handlers: dict[Any, Callable] = {Refused: refused, HTTPException: http_error}
     return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+
+
+def reply_of(
+    data: dict[str, Any], answers: list[list[Translation]], *, source: str
+) -> dict[str, Any]:
+    """LibreTranslate's answer to one request: a string for a string `q`, a list for a list."""
+    joined = ["\n".join(t.text for t in answer) for answer in answers]
+    single = isinstance(data["q"], str)
+    reply: dict[str, Any] = {"translatedText": joined[0] if single else joined}
+    if data.get("source", "auto") == "auto":
+        sure = 0.0 if source == UNDETERMINED else 100.0
+        detected = {"language": source, "confidence": sure}
+        reply["detectedLanguage"] = detected if single else [detected] * len(answers)
+    if data.get("attention") in (True, "true", "1"):
+        lists = [[attention_of(t) for t in answer] for answer in answers]
+        reply["attention"] = lists[0] if single else lists
+    return reply
+
+
+def language_list(languages: tuple[str, str]) -> list[dict[str, Any]]:
+    """GET /languages as LibreTranslate answers it; empty when the languages are not known."""
+    source, target = languages
+    if UNDETERMINED in languages:  # no code to offer a client
+        return []
+    return [
+        {"code": source, "name": NAMES.get(source, source), "targets": [target]},
+        {"code": target, "name": NAMES.get(target, target), "targets": []},
+    ]
 
 
 async def read_body(request: Request, most: int) -> bytes:
