@@ -98,6 +98,7 @@ class Inspection:
     steps: list[Step]
     diagnostics: dict[str, Any]  # see diagnostics(); empty without attention
     forced: bool  # the translation is a given target, force-decoded
+    model_text: str  # the model's own words: the translation before English a/an agree
 
 
 def inspect_sentence(
@@ -109,7 +110,15 @@ def inspect_sentence(
     if translation.has_attention:
         src, _, weights = translation.word_attention
         diag = diagnostics([w.lstrip(WORD_START) for w in src], weights)
-    return Inspection(translation=translation, steps=steps, diagnostics=diag, forced=bool(target))
+    sub = translator.subwords
+    model_text = sub.decode([sub.sp.piece_to_id(p) for p in translation.tgt_tokens[:-1]])
+    return Inspection(
+        translation=translation,
+        steps=steps,
+        diagnostics=diag,
+        forced=bool(target),
+        model_text=model_text,
+    )
 
 
 @torch.inference_mode()

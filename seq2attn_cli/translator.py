@@ -10,6 +10,7 @@ from typing import Any, overload
 import torch
 
 from .alignment import word_alignment, word_level
+from .articles import agree
 from .checkpoint import EMBEDDED, load_model
 from .config import StoredConfig
 from .int8 import quantize
@@ -24,10 +25,10 @@ class Translation:
     """One translated sentence, with everything needed to show how it was made."""
 
     source: str
-    text: str
+    text: str  # the model's pieces, detokenised; for English, a/an as the next word wants
     score: float  # log-probability per output piece
     src_tokens: list[str]  # source pieces, then </s>
-    tgt_tokens: list[str]  # output pieces, then </s>
+    tgt_tokens: list[str]  # output pieces as the model wrote them, then </s>
     weights: list[list[float]]  # attention: one row per tgt token, one column per src token
     truncated: bool = False  # the source was longer than the model takes and was cut
 
@@ -75,6 +76,7 @@ class Translator:
         self.max_chars = config.training.max_chars  # the limits the model was trained within
         self.max_pieces = config.training.max_pieces
         self.tgt_pieces = model.tgt_pieces.tolist()
+        self.english = config.languages[1] == "en"  # articles.agree() is for English only
 
     @classmethod
     def load(
@@ -134,7 +136,7 @@ class Translator:
             out_ids = [self.tgt_pieces[t] for t in hyp.tokens]
             results[i] = Translation(
                 source=text,
-                text=self.subwords.decode(out_ids),
+                text=self.subwords.decode(self.final(out_ids)),
                 score=hyp.score,
                 src_tokens=self.subwords.pieces(ids) + [EOS_PIECE],
                 tgt_tokens=self.subwords.pieces(out_ids) + [EOS_PIECE],
@@ -142,6 +144,13 @@ class Translator:
                 truncated=truncated,
             )
         return results
+
+    def final(self, ids: list[int]) -> list[int]:
+        """The model's output ids with English a/an made to agree with the next word."""
+        if not self.english:
+            return ids
+        pieces = self.subwords.pieces(ids)
+        return [self.subwords.sp.piece_to_id(p) for p in agree(pieces)]
 
 
 def _describe(value: Any) -> str:

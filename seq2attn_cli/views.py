@@ -54,8 +54,10 @@ def sentence_view(
     lines: list[RenderableType] = [
         Text.assemble(("source:", "bold"), f"   {t.source}"),
         Text.assemble((f"{label}:", "bold"), f" {t.text}"),
-        Text(f"score: {t.score:.3f} log-probability per piece"),
     ]
+    if seen.model_text != t.text:  # articles.py: the model picks a/an before the next word
+        lines.append(Text(f"the model wrote: {seen.model_text} (s2a set a/an by the next word)"))
+    lines.append(Text(f"score: {t.score:.3f} log-probability per piece"))
     if seen.forced:
         per_piece = "  ".join(f"{s.piece}:{s.log_prob:.2f}" for s in seen.steps)
         lines.append(Text(f"per-piece log-probability: {per_piece}"))
