@@ -239,18 +239,7 @@ def create_app(
         data = parse_request(body, request.headers.get("content-type", "application/json"))
         check_fields(data, languages=languages, key=api_key)
         texts = texts_of(data.get("q"), limits)
-        split = [text.split("\n") for text in texts]
-        lines = [line for text in split for line in text]
-        try:
-            done = await asyncio.wait_for(batcher.submit(lines), limits.timeout)
-        except TimeoutError:
-            late = f"not translated within {limits.timeout:g} s"
-            print(f"s2a: 503, {sum(map(len, lines)):,} characters {late}", file=sys.stderr)
-            raise Refused(503, f"{late}; try again") from None
-        answers, start = [], 0
-        for text in split:
-            answers.append(done[start : start + len(text)])
-            start += len(text)
+        answers = await translate_texts(batcher, texts, timeout=limits.timeout)
         return JSONResponse(reply_of(data, answers, source=languages[0]))
 
     async def languages_route(request: Request) -> JSONResponse:
@@ -272,12 +261,6 @@ def create_app(
         task.cancel()
         batcher.pool.shutdown(wait=False, cancel_futures=True)
 
-    async def refused(request: Request, error: Refused) -> JSONResponse:
-        return JSONResponse({"error": str(error)}, status_code=error.status)
-
-    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
-        return JSONResponse({"error": error.detail}, status_code=error.status_code)
-
     routes = [
         Route("/", index),
         Route("/translate", translate, methods=["POST"]),
@@ -286,6 +269,35 @@ def create_app(
     ]
     handlers: dict[Any, Callable] = {Refused: refused, HTTPException: http_error}
     return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+
+
+async def translate_texts(
+    batcher: Batcher, texts: list[str], *, timeout: float
+) -> list[list[Translation]]:
+    """Each text's lines translated, in one batch for the whole request; 503 after `timeout`."""
+    split = [text.split("\n") for text in texts]
+    lines = [line for text in split for line in text]
+    try:
+        done = await asyncio.wait_for(batcher.submit(lines), timeout)
+    except TimeoutError:
+        late = f"not translated within {timeout:g} s"
+        print(f"s2a: 503, {sum(map(len, lines)):,} characters {late}", file=sys.stderr)
+        raise Refused(503, f"{late}; try again") from None
+    answers, start = [], 0
+    for text in split:
+        answers.append(done[start : start + len(text)])
+        start += len(text)
+    return answers
+
+
+async def refused(request: Request, error: Refused) -> JSONResponse:
+    """A request s2a turns down: its status and a one-line reason as JSON."""
+    return JSONResponse({"error": str(error)}, status_code=error.status)
+
+
+async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+    """Starlette's own refusals (404, 405) in the same JSON shape."""
+    return JSONResponse({"error": error.detail}, status_code=error.status_code)
 
 
 def reply_of(
