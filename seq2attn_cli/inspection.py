@@ -110,8 +110,8 @@ def inspect_sentence(
     if translation.has_attention:
         src, _, weights = translation.word_attention
         diag = diagnostics([w.lstrip(WORD_START) for w in src], weights)
-    sub = translator.subwords
-    model_text = sub.decode([sub.sp.piece_to_id(p) for p in translation.tgt_tokens[:-1]])
+    own = translation.model_tokens[:-1]
+    model_text = translator.subwords.text(own) if own else translation.text
     return Inspection(
         translation=translation,
         steps=steps,
@@ -136,7 +136,8 @@ def explain(
         raise ValueError("nothing to inspect: the sentence is empty")
     if target is None:  # the translation `s2a translate` gives, piece for piece
         translation = translator.translate([source], beam=beam)[0]
-        ids = [sub.sp.piece_to_id(p) for p in translation.tgt_tokens[:-1]]
+        own = translation.model_tokens or translation.tgt_tokens  # the pieces the search chose
+        ids = [sub.sp.piece_to_id(p) for p in own[:-1]]
         return translation, _steps(translator, src_ids, ids)
     ids = sub.encode([normalize(target)])[0]
     steps = _steps(translator, src_ids, ids)

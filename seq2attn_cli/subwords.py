@@ -54,6 +54,15 @@ class Subwords:
         """Detokenised text of ids; special ids are dropped."""
         return self.sp.decode([i for i in ids if i > EOS])
 
+    def text(self, pieces: list[str]) -> str:
+        """Detokenised text of piece strings; one the vocabulary lacks is spelled in pieces."""
+        ids: list[int] = []
+        for piece in pieces:
+            i = self.sp.piece_to_id(piece)
+            known = i != UNK or piece == self.sp.id_to_piece(UNK)
+            ids += [i] if known else self.sp.encode(piece.replace("▁", " "))
+        return self.decode(ids)
+
 
 def train_subwords(texts: list[str], *, vocab_size: int, seed: int, threads: int = 2) -> Subwords:
     """Train a unigram SentencePiece model on `texts` (joint source+target), keeping case."""

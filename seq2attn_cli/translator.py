@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
@@ -25,12 +25,15 @@ class Translation:
     """One translated sentence, with everything needed to show how it was made."""
 
     source: str
-    text: str  # the model's pieces, detokenised; for English, a/an as the next word wants
+    text: str
     score: float  # log-probability per output piece
     src_tokens: list[str]  # source pieces, then </s>
-    tgt_tokens: list[str]  # output pieces as the model wrote them, then </s>
+    tgt_tokens: list[str]  # output pieces, then </s>
     weights: list[list[float]]  # attention: one row per tgt token, one column per src token
     truncated: bool = False  # the source was longer than the model takes and was cut
+    # the model's own pieces, when English a/an made to agree with the next word changed them
+    # (articles.py; the weights are from the model's pieces); else empty
+    model_tokens: list[str] = field(default_factory=list)
 
     @property
     def has_attention(self) -> bool:
@@ -76,7 +79,7 @@ class Translator:
         self.max_chars = config.training.max_chars  # the limits the model was trained within
         self.max_pieces = config.training.max_pieces
         self.tgt_pieces = model.tgt_pieces.tolist()
-        self.english = config.languages[1] == "en"  # articles.agree() is for English only
+        self.english = config.languages[1] == "en"  # articles.agree is for English only
 
     @classmethod
     def load(
@@ -133,24 +136,19 @@ class Translator:
         results = [Translation(t, "", 0.0, [], [], []) for t, _, _ in prepared]
         for i, hyp in zip(todo, hyps, strict=True):
             text, ids, truncated = prepared[i]
-            out_ids = [self.tgt_pieces[t] for t in hyp.tokens]
+            own = self.subwords.pieces([self.tgt_pieces[t] for t in hyp.tokens])
+            pieces = agree(own) if self.english else own
             results[i] = Translation(
                 source=text,
-                text=self.subwords.decode(self.final(out_ids)),
+                text=self.subwords.text(pieces),
                 score=hyp.score,
                 src_tokens=self.subwords.pieces(ids) + [EOS_PIECE],
-                tgt_tokens=self.subwords.pieces(out_ids) + [EOS_PIECE],
+                tgt_tokens=pieces + [EOS_PIECE],
                 weights=[row[: len(ids) + 1] for row in hyp.weights],
                 truncated=truncated,
+                model_tokens=own + [EOS_PIECE] if pieces != own else [],
             )
         return results
-
-    def final(self, ids: list[int]) -> list[int]:
-        """The model's output ids with English a/an made to agree with the next word."""
-        if not self.english:
-            return ids
-        pieces = self.subwords.pieces(ids)
-        return [self.subwords.sp.piece_to_id(p) for p in agree(pieces)]
 
 
 def _describe(value: Any) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 import sacrebleu
 import torch
 
+from .articles import agree
 from .batching import make_batch
 from .config import BOS, EOS
 from .corpus import Prepared, ValidSet
@@ -47,7 +48,9 @@ def _validate_one(
         tokens += batch.tgt_tokens
     hyps = translate_ids(model, valid.src, beam=1, batch_size=128)
     pieces = model.tgt_pieces.tolist()
-    texts = [data.subwords.decode([pieces[t] for t in h.tokens]) for h in hyps]
+    own = [data.subwords.pieces([pieces[t] for t in h.tokens]) for h in hyps]
+    english = data.stats["languages"]["target"] == "en"  # as s2a translate writes it
+    texts = [data.subwords.text(agree(p) if english else p) for p in own]
     refs = [t for _, t in valid.pairs]
     loss = total / max(tokens, 1)
     return {

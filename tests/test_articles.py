@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import shutil
-from pathlib import Path
+import dataclasses
+from collections.abc import Callable
 
 import pytest
 from typer.testing import CliRunner
@@ -12,6 +11,11 @@ from typer.testing import CliRunner
 from seq2attn_cli.articles import agree
 from seq2attn_cli.checkpoint import EMBEDDED
 from seq2attn_cli.cli import app
+from seq2attn_cli.search import Hypothesis
+from seq2attn_cli.subwords import train_subwords
+from seq2attn_cli.translator import Translator
+
+APPLE = "Nous avons mangé une pomme rouge."
 
 
 def words(text: str) -> list[str]:
@@ -20,6 +24,7 @@ def words(text: str) -> list[str]:
 
 
 def agreed(text: str) -> str:
+    """The text, a piece per word, after the rule."""
     return " ".join(p[1:] for p in agree(words(text)))
 
 
@@ -30,11 +35,17 @@ def agreed(text: str) -> str:
         ("She reads a interesting book .", "She reads an interesting book ."),
         ("A accident happened .", "An accident happened ."),
         ("I waited a hour .", "I waited an hour ."),
+        ("It was a hourglass .", "It was an hourglass ."),
         ("He is a honest man .", "He is an honest man ."),
+        ("It is a honour .", "It is an honour ."),
         ("It is an university .", "It is a university ."),
         ("It was an one-way street .", "It was a one-way street ."),
         ("She is an European .", "She is a European ."),
+        ("He lives in an Utah town .", "He lives in a Utah town ."),
         ("It was a unimportant detail .", "It was an unimportant detail ."),
+        ("It was a unidentified man .", "It was an unidentified man ."),
+        ("It is an unidirectional road .", "It is a unidirectional road ."),
+        ("It is a onerous task .", "It is an onerous task ."),
         ("Give me a hour's rest .", "Give me an hour's rest ."),
     ],
 )
@@ -46,14 +57,19 @@ def test_the_article_follows_the_sound_of_the_next_word(model: str, right: str) 
 @pytest.mark.parametrize(
     "left_alone",
     [
-        "He is an FBI agent .",  # acronyms: spelling does not tell
+        "He is an FBI agent .",  # acronyms and codes: spelling does not tell
         "It is a UN report .",
-        "I had an X-ray .",  # a letter
-        "It is an 8 - year - old .",  # a number
+        "It is an mRNA vaccine .",
+        "She has an MSc .",
+        "It is an mp3 file .",
+        "He bought an Xbox .",  # a letter said by its name
+        "I had an X-ray .",
+        "It is an 8-year-old .",
         "a historic day and an historic day",  # English writes both
-        "Plan A is good .",  # the letter A inside a sentence
-        "from a to z",  # a letter: no noun follows
-        "Il a été .",  # a foreign word
+        "Vitamin A intake is low .",  # the letter A inside a sentence
+        "A equals B .",  # a letter: no noun follows
+        "Il a un ami .",  # French
+        "Il a été .",
     ],
 )
 def test_where_spelling_cannot_tell_the_model_s_article_stays(left_alone: str) -> None:
@@ -61,36 +77,71 @@ def test_where_spelling_cannot_tell_the_model_s_article_stays(left_alone: str) -
 
 
 def test_only_whole_words_are_articles() -> None:
-    pieces = ["▁a", "bout", "▁it", "▁an", "d", "▁A", "pple"]  # "about it and Apple"
+    pieces = ["▁an", "gle", "▁a", "pple"]  # "angle apple": no article in them
     assert agree(pieces) == pieces
     assert agree(["▁Yes", ".", "▁A", "▁apple", "."])[2] == "▁An"  # a new sentence
     assert agree(["▁an"]) == ["▁an"]  # nothing after it
 
 
+def test_an_article_the_vocabulary_lacks_is_spelled_in_pieces() -> None:
+    english = ["A dog runs in a park.", "A man eats a pear.", "He ate a apple on a old boat."]
+    sub = train_subwords(english * 50, vocab_size=40, seed=1, threads=1)
+    assert sub.sp.piece_to_id("▁an") == sub.sp.unk_id()
+    pieces = sub.pieces(sub.encode(["He ate a apple on a old boat."])[0])
+    assert sub.text(agree(pieces)) == "He ate an apple on an old boat."
+
+
 @pytest.fixture(scope="module")
-def shipped() -> Path:
+def shipped() -> Translator:
     if not (EMBEDDED / "config.json").exists():
         pytest.skip("the embedded model is not in this checkout")
-    return EMBEDDED
+    return Translator.load(EMBEDDED)
 
 
-def test_translate_writes_a_red_apple_where_the_model_guessed_an(shipped: Path) -> None:
-    sentence = "Nous avons mangé une pomme rouge."
-    out = CliRunner().invoke(app, ["translate", sentence, "--threads", "1"])
-    assert out.exit_code == 0 and out.stdout == "We ate a red apple.\n"
-    shown = CliRunner().invoke(app, ["inspect", sentence, "--threads", "1"], env={"NO_COLOR": "1"})
+def search_that_writes(translator: Translator, text: str) -> Callable[..., list[Hypothesis]]:
+    """A stand-in for the beam search that always writes `text`, spread attention and all."""
+    sub = translator.subwords
+    index = {piece: i for i, piece in enumerate(translator.tgt_pieces)}
+    tokens = [index[i] for i in sub.encode([text])[0]]
+
+    def search(model, src_ids, **_) -> list[Hypothesis]:
+        rows = [[[1 / (len(s) + 1)] * (len(s) + 1)] * (len(tokens) + 1) for s in src_ids]
+        return [Hypothesis(tokens=tokens, score=-0.5, weights=w) for w in rows]
+
+    return search
+
+
+def test_english_output_gets_the_article_the_next_word_wants(shipped, monkeypatch) -> None:
+    monkeypatch.setattr("seq2attn_cli.translator.translate_ids",
+                        search_that_writes(shipped, "We ate an red apple."))  # fmt: skip
+    t = shipped.translate(APPLE)
+    assert t.text == "We ate a red apple."
+    assert t.tgt_tokens[:3] == ["▁We", "▁ate", "▁a"]  # heatmaps and JSON show what is printed
+    assert t.model_tokens[:3] == ["▁We", "▁ate", "▁an"]  # what the search wrote
+    shown = CliRunner().invoke(app, ["inspect", APPLE, "--threads", "1"], env={"NO_COLOR": "1"})
     assert "translation (beam 5, int8): We ate a red apple." in shown.stdout
     assert "the model wrote: We ate an red apple. (s2a set a/an by the next word)" in shown.stdout
+    assert "▁an:" in CliRunner().invoke(app, ["inspect", APPLE, "--steps"]).stdout  # its step
 
 
-def test_a_model_whose_target_is_not_english_keeps_its_articles(
-    shipped: Path, tmp_path: Path
-) -> None:
-    relabelled = tmp_path / "model"
-    shutil.copytree(shipped, relabelled)
-    config = json.loads((relabelled / "config.json").read_text(encoding="utf-8"))
-    config["corpus"]["languages"]["target"] = "fr"  # "il a un ami" must not become "an un"
-    (relabelled / "config.json").write_text(json.dumps(config), encoding="utf-8")
-    sentence = ["translate", "Nous avons mangé une pomme rouge.", "--threads", "1"]
-    out = CliRunner().invoke(app, [*sentence, "--model", str(relabelled)])
-    assert out.exit_code == 0 and out.stdout == "We ate an red apple.\n"
+def test_nothing_is_said_when_the_model_s_article_was_right(shipped, monkeypatch) -> None:
+    monkeypatch.setattr("seq2attn_cli.translator.translate_ids",
+                        search_that_writes(shipped, "We ate a red apple."))  # fmt: skip
+    assert shipped.translate(APPLE).model_tokens == []
+    shown = CliRunner().invoke(app, ["inspect", APPLE, "--threads", "1"], env={"NO_COLOR": "1"})
+    assert "We ate a red apple." in shown.stdout and "the model wrote" not in shown.stdout
+
+
+def test_a_model_whose_target_is_not_english_keeps_its_articles(shipped, monkeypatch) -> None:
+    monkeypatch.setattr("seq2attn_cli.translator.translate_ids",
+                        search_that_writes(shipped, "We ate an red apple."))  # fmt: skip
+    config = dataclasses.replace(shipped.config, languages=("en", "fr"))  # "il a un" stays
+    relabelled = Translator(
+        model=shipped.model, subwords=shipped.subwords, config=config, device=shipped.device
+    )
+    assert relabelled.translate(APPLE).text == "We ate an red apple."
+
+
+def test_translate_writes_a_red_apple(shipped) -> None:
+    out = CliRunner().invoke(app, ["translate", APPLE, "--threads", "1"])
+    assert out.exit_code == 0 and out.stdout == "We ate a red apple.\n"
