@@ -19,6 +19,7 @@ import argparse
 import shutil
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import torch
 from safetensors.torch import save
@@ -35,6 +36,12 @@ def weights(path: Path) -> dict[str, torch.Tensor]:
     return model or tensors
 
 
+def fail(message: str) -> NoReturn:
+    """One line on stderr and exit 2, as s2a does for bad input."""
+    print(f"average.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def average(inputs: list[Path]) -> dict[str, torch.Tensor]:
     """The mean of each weight tensor over the inputs (integers must agree and are kept)."""
     first = weights(inputs[0])
@@ -42,12 +49,12 @@ def average(inputs: list[Path]) -> dict[str, torch.Tensor]:
     for path in inputs[1:]:
         tensors = weights(path)
         if tensors.keys() != total.keys() or any(tensors[n].shape != total[n].shape for n in total):
-            sys.exit(f"{path}: not the architecture of {inputs[0]}")
+            fail(f"{path}: not the architecture of {inputs[0]}")
         for name, t in tensors.items():
             if t.is_floating_point():
                 total[name] += t.double()
             elif not torch.equal(t, total[name]):
-                sys.exit(f"{path}: {name} differs from {inputs[0]}")
+                fail(f"{path}: {name} differs from {inputs[0]}")
     return {
         name: (t / len(inputs)).half() if t.is_floating_point() else t for name, t in total.items()
     }
@@ -57,23 +64,23 @@ def check(inputs: list[Path], like: Path | None, out: Path) -> Path:
     """Exit with one line unless the inputs can be averaged into `out`; return the model home."""
     for path in inputs:
         if not path.exists():
-            sys.exit(f"{path}: no such model directory or weights file")
+            fail(f"{path}: no such model directory or weights file")
     if len(inputs) < 2 and inputs[0].is_dir():
-        sys.exit("give at least two inputs, or one weights file to write out")
+        fail("give at least two inputs, or one weights file to write out")
     home = like or next((p for p in inputs if p.is_dir()), inputs[0].parent)
     for name in (CONFIG, SPM):
         if not (home / name).is_file():
-            sys.exit(f"{home}: no {name}; name the run it came from with --like RUN")
+            fail(f"{home}: no {name}; name the run it came from with --like RUN")
     spm = (home / SPM).read_bytes()
     for path in inputs:  # a file beside a subword model (its run directory) must match it too
         folder = path if path.is_dir() else path.parent
         if not (folder / SPM).is_file():
             if path.is_dir():
-                sys.exit(f"{path}: no {SPM}; not a model directory")
+                fail(f"{path}: no {SPM}; not a model directory")
         elif (folder / SPM).read_bytes() != spm:
-            sys.exit(f"{folder / SPM}: not the subword model of {home}")
+            fail(f"{folder / SPM}: not the subword model of {home}")
     if out.exists():
-        sys.exit(f"{out}: exists; give a new directory")
+        fail(f"{out}: exists; give a new directory")
     return home
 
 
@@ -88,7 +95,7 @@ def main() -> None:
     try:
         tensors = average(args.inputs)
     except ModelError as err:
-        sys.exit(str(err))
+        fail(str(err))
     args.out.mkdir(parents=True)
     shutil.copyfile(home / CONFIG, args.out / CONFIG)
     shutil.copyfile(home / SPM, args.out / SPM)

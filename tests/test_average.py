@@ -73,5 +73,5 @@ def test_average_refuses_what_it_cannot_average_in_one_line(tiny_model, tmp_path
     }
     for inputs, message in cases.items():
         done = _average(*inputs, "--out", tmp_path / "never")
-        assert done.returncode != 0 and message in done.stderr, (inputs, done.stderr)
+        assert done.returncode == 2 and message in done.stderr, (inputs, done.stderr)
         assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "never").exists()
