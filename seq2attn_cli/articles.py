@@ -4,15 +4,16 @@ A left-to-right decoder writes the article before the word that decides it: tran
 pomme rouge" it writes *an* while attending to *une* and expecting "apple", then writes "red"
 (`s2a inspect ... --target` shows the scores; the guide's step 6 walks through it). English
 picks *a* or *an* by the sound of the next word, which is only known one step later, so s2a
-sets the article after the search, from the words the model wrote. Nothing else changes:
-the pieces, scores and attention rows stay the model's (`s2a inspect` shows both texts).
+sets the article after the search, from the words the model wrote. Only the article's piece
+changes: scores and attention rows stay the model's, `Translation.model_tokens` keeps the
+pieces it wrote, and `s2a inspect` shows both texts.
 
 The rule goes by spelling, with the common exceptions: *an hour*, *a university*, *a one-way
 street*. Where spelling cannot tell (acronyms, numbers, letters, *herb*/*hotel*/*historic*,
 which English writes both ways) the model's article stays, as it does where the vocabulary
-splits the article itself into pieces. Checked on English written by
-people, the training data's: it changes 2 of 136,132 Tatoeba sentences, both typos ("a
-excellent", "an universal"), and 10 of 10,068 in WMT news 2008-2011, 9 of them typos.
+splits the article itself into pieces. Checked on English written by people, the training
+data's: it changes 2 of 136,132 Tatoeba sentences, both typos ("a excellent", "an
+universal"), and 10 of 10,068 in WMT news 2008-2011, 9 of them typos.
 """
 
 from __future__ import annotations
@@ -29,13 +30,8 @@ YOU_OR_WON = (
 )  # fmt: skip
 # ... but "an onerous task", "an unidentified man", "an unimportant one", "an uninvited guest"
 NOT_YOU_OR_WON = ("oner", "unescort", "unident", "unim", "unin")
-SILENT_H = (
-    "heir",
-    "honest",
-    "honor",
-    "honour",
-    "hour",
-)  # "an hour", "an honest man", "an heirloom"
+# a silent h: "an hour", "an honest man", "an heirloom"
+SILENT_H = ("heir", "honest", "honor", "honour", "hour")
 # words English writes with either article
 EITHER = {"habitual", "herb", "herbal", "herbs", "historian", "historic", "historical", "hotel"}
 # vowel-initial words that never follow an article: before them "a" is a letter ("a is", "A
@@ -87,6 +83,6 @@ def agree(pieces: list[str]) -> list[str]:
 def _word_at(pieces: list[str], start: int) -> str:
     """The whole word whose first piece is pieces[start] (pieces up to the next '▁')."""
     end = start + 1
-    while end < len(pieces) and not pieces[end].startswith("▁") and pieces[end] != "</s>":
+    while end < len(pieces) and not pieces[end].startswith("▁"):
         end += 1
     return "".join(pieces[start:end]).lstrip("▁")
