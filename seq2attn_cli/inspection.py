@@ -131,7 +131,13 @@ def explain(
     search went through for them, so the same weights up to rounding.
     """
     sub = translator.subwords
-    ((text, src_ids, _),) = translator.prepare([source])
+    (line,) = translator.prepare([source])
+    if len(line.parts) > 1:
+        raise ValueError(
+            f"too long to translate as one sentence: s2a translates it in {len(line.parts)} "
+            "parts; inspect one part at a time"
+        )
+    ((text, src_ids),) = line.parts
     if not src_ids:
         raise ValueError("nothing to inspect: the sentence is empty")
     if target is None:  # the translation `s2a translate` gives, piece for piece

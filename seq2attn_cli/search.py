@@ -158,14 +158,8 @@ def beam_search(
         m = alive.numel()
         step_lp, step_w, state = model.step(prev, state, encoded)  # (m * k, vocab)
         vocab = step_lp.size(-1)
-        candidates = scores[..., None] + step_lp.view(m, k, vocab)  # (m, k, vocab)
-        if no_repeat and t >= no_repeat:
-            ban_repeats_(candidates, tokens[:, :, :t], no_repeat)
-        if t + 1 >= soonest:  # before finished beams get PAD back
-            end_at_limit_(candidates, t + 1 >= limits[alive])
-        if finished.any():  # a finished beam may only extend with PAD, keeping its score
-            candidates.masked_fill_(finished[..., None], -inf)
-            candidates[..., PAD] = torch.where(finished, scores, candidates[..., PAD])
+        last = t + 1 >= limits[alive] if t + 1 >= soonest else None  # (m,) at their limit
+        candidates = _candidates(step_lp, scores, finished, tokens[:, :, :t], last, no_repeat)
         scores, flat = candidates.view(m, k * vocab).topk(k, dim=-1)  # (m, k) best first
         origin, token = flat // vocab, flat % vocab  # (m, k) beam each came from, its piece
         was_finished = finished.gather(1, origin)  # (m, k)
@@ -191,19 +185,40 @@ def beam_search(
         if done.any():  # drop finished sentences from the batch
             keep = (~done).nonzero().squeeze(1)  # (m_next,)
             rows = (keep[:, None] * k + torch.arange(k, device=device)).view(-1)  # (m_next * k,)
-            alive, scores, finished, lengths = (
-                alive[keep],
-                scores[keep],
-                finished[keep],
-                lengths[keep],
+            alive, scores, finished, lengths, tokens, weights = (
+                x[keep] for x in (alive, scores, finished, lengths, tokens, weights)
             )
-            tokens, weights = tokens[keep], weights[keep]
             prev, state, encoded = (
                 prev[rows],
                 select_state(state, rows),
                 select_encoded(encoded, keep),
             )
     return results
+
+
+def _candidates(
+    step_lp: torch.Tensor,
+    scores: torch.Tensor,
+    finished: torch.Tensor,
+    history: torch.Tensor,
+    last: torch.Tensor | None,
+    no_repeat: int,
+) -> torch.Tensor:
+    """Score of every (beam, next piece) pair: banned repeats, and pieces past a limit, -inf.
+
+    step_lp: (m * k, vocab); scores, finished: (m, k); history: (m, k, t); last: (m,) or None.
+    A finished beam may only extend with PAD, keeping its score.
+    """
+    m, k = scores.shape
+    candidates = scores[..., None] + step_lp.view(m, k, -1)  # (m, k, vocab)
+    if no_repeat and history.size(-1) >= no_repeat:
+        ban_repeats_(candidates, history, no_repeat)
+    if last is not None:  # before finished beams get PAD back
+        end_at_limit_(candidates, last)
+    if finished.any():
+        candidates.masked_fill_(finished[..., None], -float("inf"))
+        candidates[..., PAD] = torch.where(finished, scores, candidates[..., PAD])
+    return candidates
 
 
 def _ranked(

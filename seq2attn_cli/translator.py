@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,8 +15,9 @@ from .articles import agree
 from .checkpoint import EMBEDDED, load_model
 from .config import StoredConfig
 from .int8 import quantize
+from .parts import PART_PIECES, split
 from .reading import normalize
-from .search import translate_ids
+from .search import Hypothesis, translate_ids
 from .seq2seq import Seq2Seq
 from .subwords import EOS_PIECE, Subwords
 
@@ -31,6 +33,7 @@ class Translation:
     tgt_tokens: list[str]  # output pieces, then </s>
     weights: list[list[float]]  # attention: one row per tgt token, one column per src token
     truncated: bool = False  # the source was longer than the model takes and was cut
+    parts: int = 1  # a long line is translated in parts, joined (parts.py)
     # the model's own pieces, when English a/an made to agree with the next word changed them
     # (articles.py; the weights are from the model's pieces); else empty
     model_tokens: list[str] = field(default_factory=list)
@@ -63,7 +66,17 @@ class Translation:
             "src_tokens": self.src_tokens,
             "tgt_tokens": self.tgt_tokens,
             "attention": [[round(w, 4) for w in row] for row in self.weights],
+            "parts": self.parts,
         }
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input line as the model takes it: cleaned, cut to its limit, long ones in parts."""
+
+    text: str  # normalised, and cut to the model's max_chars
+    parts: list[tuple[str, list[int]]]  # (text, source ids) of each part; most lines: one
+    truncated: bool  # the line was longer than max_chars
 
 
 class Translator:
@@ -78,6 +91,7 @@ class Translator:
         self.device = device
         self.max_chars = config.training.max_chars  # the limits the model was trained within
         self.max_pieces = config.training.max_pieces
+        self.part_pieces = min(self.max_pieces, PART_PIECES)  # longer lines: in parts
         self.tgt_pieces = model.tgt_pieces.tolist()
         self.english = config.languages[1] == "en"  # articles.agree is for English only
 
@@ -96,16 +110,28 @@ class Translator:
             model = quantize(model)
         return cls(model=model.to(device), subwords=subwords, config=config, device=device)
 
-    def prepare(self, texts: list[str]) -> list[tuple[str, list[int], bool]]:
-        """Clean source lines and cut them to the model's limits; (text, ids, truncated) each."""
+    def prepare(self, texts: list[str]) -> list[Source]:
+        """Clean source lines, cut them to the model's limit and the long ones into parts."""
         cleaned = [normalize(t) for t in texts]
         cut = [t[: self.max_chars] for t in cleaned]
         # one call for all: SentencePiece spends ~60 us per call on 1-line batches
-        prepared = []
-        for text, whole, ids in zip(cut, cleaned, self.subwords.encode(cut), strict=True):
-            truncated = len(whole) > len(text) or len(ids) > self.max_pieces
-            prepared.append((text, ids[: self.max_pieces], truncated))
-        return prepared
+        return [
+            Source(
+                text=text,
+                parts=[(text, ids)] if len(ids) <= self.part_pieces else self._parts(text),
+                truncated=len(whole) > len(text),
+            )
+            for whole, text, ids in zip(cleaned, cut, self.subwords.encode(cut), strict=True)
+        ]
+
+    def _parts(self, text: str) -> list[tuple[str, list[int]]]:
+        """A long line cut into parts of at most part_pieces (parts.split), with their pieces."""
+
+        def fits(part: str) -> bool:
+            return len(self.subwords.encode([part])[0]) <= self.part_pieces
+
+        pieces = split(text, fits)
+        return list(zip(pieces, self.subwords.encode(pieces), strict=True))
 
     @overload
     def translate(self, texts: str, *, beam: int = ..., batch_size: int = ...) -> Translation: ...
@@ -128,27 +154,69 @@ class Translator:
             )
         if beam < 1 or batch_size < 1:
             raise ValueError(f"beam and batch_size must be at least 1, not {beam} and {batch_size}")
-        prepared = self.prepare(texts)
-        todo = [i for i, (_, ids, _) in enumerate(prepared) if ids]
+        lines = self.prepare(texts)
+        todo = [(n, text, ids) for n, line in enumerate(lines) for text, ids in line.parts if ids]
         hyps = translate_ids(
-            self.model, [prepared[i][1] for i in todo], beam=beam, batch_size=batch_size
+            self.model, [ids for _, _, ids in todo], beam=beam, batch_size=batch_size
         )
-        results = [Translation(t, "", 0.0, [], [], []) for t, _, _ in prepared]
-        for i, hyp in zip(todo, hyps, strict=True):
-            text, ids, truncated = prepared[i]
-            own = self.subwords.pieces([self.tgt_pieces[t] for t in hyp.tokens])
-            pieces = agree(own) if self.english else own
-            results[i] = Translation(
-                source=text,
-                text=self.subwords.text(pieces),
-                score=hyp.score,
-                src_tokens=self.subwords.pieces(ids) + [EOS_PIECE],
-                tgt_tokens=pieces + [EOS_PIECE],
-                weights=[row[: len(ids) + 1] for row in hyp.weights],
-                truncated=truncated,
-                model_tokens=own + [EOS_PIECE] if pieces != own else [],
-            )
-        return results
+        done: list[list[Translation]] = [[] for _ in lines]
+        for (n, text, ids), hyp in zip(todo, hyps, strict=True):
+            done[n].append(self._translation(text, ids, hyp))
+        return [
+            joined(line.text, found, truncated=line.truncated)
+            for line, found in zip(lines, done, strict=True)
+        ]
+
+    def _translation(self, text: str, ids: list[int], hyp: Hypothesis) -> Translation:
+        """One sentence's Translation from its search result."""
+        own = self.subwords.pieces([self.tgt_pieces[t] for t in hyp.tokens])
+        pieces = agree(own) if self.english else own
+        return Translation(
+            source=text,
+            text=self.subwords.text(pieces),
+            score=hyp.score,
+            src_tokens=self.subwords.pieces(ids) + [EOS_PIECE],
+            tgt_tokens=pieces + [EOS_PIECE],
+            weights=[row[: len(ids) + 1] for row in hyp.weights],
+            model_tokens=own + [EOS_PIECE] if pieces != own else [],
+        )
+
+
+def joined(source: str, parts: list[Translation], *, truncated: bool) -> Translation:
+    """The translations of a line's parts as one: pieces end to end, attention block by block.
+
+    A part's own </s> is not shown: its row is dropped (the last part's stays) and the weight
+    on its </s> column goes to the line's </s>, so each row still sums to one.
+    """
+    if len(parts) < 2:
+        one = parts[0] if parts else Translation(source, "", 0.0, [], [], [])
+        return dataclasses.replace(one, truncated=truncated)
+    src = [p for part in parts for p in part.src_tokens[:-1]] + [EOS_PIECE]
+    tgt = [p for part in parts for p in part.tgt_tokens[:-1]] + [EOS_PIECE]
+    own = [p for part in parts for p in (part.model_tokens or part.tgt_tokens)[:-1]] + [EOS_PIECE]
+    weights, offset = [], 0
+    for k, part in enumerate(parts):
+        width = len(part.src_tokens) - 1  # this part's pieces, without its </s>
+        for row in part.weights[: None if k == len(parts) - 1 else -1]:
+            if not part.has_attention:  # --attention none: one column, the context vector
+                weights.append(row)
+                continue
+            full = [0.0] * len(src)  # (src_len,)
+            full[offset : offset + width], full[-1] = row[:width], row[width]
+            weights.append(full)
+        offset += width
+    lengths = [len(part.tgt_tokens) for part in parts]
+    return Translation(
+        source=source,
+        text=" ".join(part.text for part in parts if part.text),
+        score=sum(p.score * n for p, n in zip(parts, lengths, strict=True)) / sum(lengths),
+        src_tokens=src,
+        tgt_tokens=tgt,
+        weights=weights,
+        truncated=truncated,
+        parts=len(parts),
+        model_tokens=own if own != tgt else [],
+    )
 
 
 def _describe(value: Any) -> str:

@@ -1,0 +1,100 @@
+"""A line longer than the model translates well is translated whole, in parts (parts.py)."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from seq2attn_cli.cli import app
+from seq2attn_cli.parts import split
+from seq2attn_cli.translator import Translator
+
+# 16 short sentences: about 150 pieces for the tiny model, so 2 parts or more
+LONG = " ".join(["Je mange pain rouge."] * 8 + ["Il voit chat petit, nous aime eau."] * 8)
+
+
+def short(limit: int):
+    """A `fits` test: at most `limit` characters."""
+    return lambda text: len(text) <= limit
+
+
+def test_a_long_line_is_cut_between_sentences_before_anywhere_else():
+    text = "Il est là. Elle arrive ! Puis ils partent, tous les deux, vers la gare."
+    assert split(text, short(30)) == [
+        "Il est là.",
+        "Elle arrive !",
+        "Puis ils partent,",
+        "tous les deux, vers la gare.",
+    ]
+
+
+def test_a_title_or_an_initial_does_not_end_a_sentence():
+    text = "M. Dupont et J. Martin sont venus. Mme Durand est partie."
+    assert split(text, short(40)) == [
+        "M. Dupont et J. Martin sont venus.",
+        "Mme Durand est partie.",
+    ]
+
+
+def test_a_sentence_too_long_is_cut_at_the_clause_mark_nearest_its_middle():
+    text = "un, deux trois quatre cinq six; sept huit neuf dix onze douze treize"
+    assert split(text, short(40)) == [
+        "un, deux trois quatre cinq six;",
+        "sept huit neuf dix onze douze treize",
+    ]
+
+
+def test_without_marks_a_line_is_cut_at_spaces_and_without_spaces_anywhere():
+    words = "alpha beta gamma delta epsilon zeta eta theta"
+    assert all(len(p) <= 12 for p in split(words, short(12)))
+    assert " ".join(split(words, short(12))) == words
+    assert "".join(split("x" * 50, short(7))) == "x" * 50
+
+
+@pytest.mark.parametrize("limit", [1, 5, 20, 60])
+def test_parts_keep_every_word_in_order(limit):
+    text = "Le 14 juillet 1989, à Lyon : « Bonjour ! » dit-il… Puis (enfin) — il partit; fin."
+    parts = split(text, short(limit))
+    assert all(p == p.strip() and p for p in parts)
+    assert "".join(parts).replace(" ", "") == text.replace(" ", "")
+
+
+@pytest.fixture(scope="module")
+def translator(tiny_model) -> Translator:
+    return Translator.load(tiny_model)
+
+
+def test_a_long_line_is_translated_whole_each_part_as_alone(translator):
+    (line,) = translator.prepare([LONG])
+    assert len(line.parts) > 1 and not line.truncated
+    assert all(len(ids) <= translator.part_pieces for _, ids in line.parts)
+    whole = translator.translate(LONG, beam=2)
+    alone = translator.translate([text for text, _ in line.parts], beam=2)
+    assert whole.parts == len(line.parts) and whole.source == LONG
+    assert whole.text == " ".join(t.text for t in alone)
+
+
+def test_the_attention_of_a_line_in_parts_is_one_block_per_part(translator):
+    whole = translator.translate(LONG, beam=2)
+    alone = translator.translate([text for text, _ in translator.prepare([LONG])[0].parts], beam=2)
+    assert whole.src_tokens == [p for t in alone for p in t.src_tokens[:-1]] + ["</s>"]
+    assert whole.tgt_tokens == [p for t in alone for p in t.tgt_tokens[:-1]] + ["</s>"]
+    assert len(whole.weights) == len(whole.tgt_tokens)
+    assert all(len(row) == len(whole.src_tokens) for row in whole.weights)
+    assert all(sum(row) == pytest.approx(1, abs=1e-3) for row in whole.weights)
+    first = len(alone[0].src_tokens) - 1  # the first part's pieces, without its </s>
+    for row in whole.weights[: len(alone[0].tgt_tokens) - 1]:  # the first part's rows
+        assert not any(row[first:-1])  # nothing on the other parts' pieces
+    assert whole.alignment and whole.word_attention[0]
+
+
+def test_inspect_refuses_a_line_in_parts_and_says_why(tiny_model):
+    got = CliRunner().invoke(app, ["inspect", LONG, "--model", str(tiny_model)])
+    assert got.exit_code == 2
+    assert "s2a translates it in" in got.stderr and "inspect one part at a time" in got.stderr
+
+
+def test_a_line_in_parts_is_one_line_out_with_no_warning(tiny_model):
+    got = CliRunner().invoke(app, ["translate", "--model", str(tiny_model)], input=LONG + "\nje\n")
+    assert got.exit_code == 0 and "longer than" not in got.stderr
+    assert len(got.stdout.splitlines()) == 2
