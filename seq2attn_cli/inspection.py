@@ -19,6 +19,7 @@ from .alignment import WORD_START
 from .checkpoint import HISTORY, read_json
 from .config import BOS, EOS, PAD
 from .errors import ModelError
+from .letters import write_back
 from .reading import normalize
 from .seq2seq import output_log_probs
 from .translator import EOS_PIECE, Translation, Translator
@@ -98,7 +99,8 @@ class Inspection:
     steps: list[Step]
     diagnostics: dict[str, Any]  # see diagnostics(); empty without attention
     forced: bool  # the translation is a given target, force-decoded
-    model_text: str  # the model's own words: the translation before English a/an agree
+    model_text: str  # the model's own words: the translation before the rules after search
+    changes: list[str]  # what those rules changed in it (articles.py, letters.py), if anything
 
 
 def inspect_sentence(
@@ -112,12 +114,23 @@ def inspect_sentence(
         diag = diagnostics([w.lstrip(WORD_START) for w in src], weights)
     own = translation.model_tokens[:-1]
     model_text = translator.subwords.text(own) if own else translation.text
+    (line,) = translator.prepare([source])
+    letters = write_back(model_text, line.given)
+    changes = [
+        rule
+        for rule, changed in (
+            ("set a/an by the next word", letters != translation.text),
+            ("wrote back the letters it read as base letters", letters != model_text),
+        )
+        if changed
+    ]
     return Inspection(
         translation=translation,
         steps=steps,
         diagnostics=diag,
         forced=bool(target),
         model_text=model_text,
+        changes=changes,
     )
 
 

@@ -40,9 +40,13 @@ class Subwords:
         """Ids of each text, without bos/eos."""
         return self.sp.encode(texts, out_type=int)
 
+    def knows(self, char: str) -> bool:
+        """Whether some piece holds the character (else it encodes to <unk>)."""
+        return char.isspace() or self.sp.piece_to_id(char) != UNK
+
     def unknown(self, text: str) -> list[str]:
         """Runs of characters in `text` that no piece holds (they encode to <unk>), once each."""
-        lost = {c for c in set(text) if not c.isspace() and self.sp.piece_to_id(c) == UNK}
+        lost = {c for c in set(text) if not self.knows(c)}
         runs = ("".join(run) for is_lost, run in groupby(text, key=lost.__contains__) if is_lost)
         return list(dict.fromkeys(runs))
 

@@ -15,6 +15,7 @@ from .articles import agree
 from .checkpoint import EMBEDDED, load_model
 from .config import StoredConfig
 from .int8 import quantize
+from .letters import fold, write_back, write_back_pieces
 from .parts import PART_PIECES, split
 from .reading import normalize
 from .search import Hypothesis, translate_ids
@@ -77,6 +78,7 @@ class Source:
     text: str  # normalised, and cut to the model's max_chars
     parts: list[tuple[str, list[int]]]  # (text, source ids) of each part; most lines: one
     truncated: bool  # the line was longer than max_chars
+    given: dict[str, str]  # words with letters the model has no piece for: read -> as given
 
 
 class Translator:
@@ -112,16 +114,19 @@ class Translator:
 
     def prepare(self, texts: list[str]) -> list[Source]:
         """Clean source lines, cut them to the model's limit and the long ones into parts."""
-        cleaned = [normalize(t) for t in texts]
-        cut = [t[: self.max_chars] for t in cleaned]
+        folded = [fold(normalize(t), self.subwords.knows) for t in texts]  # letters.py
+        cut = [t[: self.max_chars] for t, _ in folded]
         # one call for all: SentencePiece spends ~60 us per call on 1-line batches
         return [
             Source(
                 text=text,
                 parts=[(text, ids)] if len(ids) <= self.part_pieces else self._parts(text),
                 truncated=len(whole) > len(text),
+                given=given,
             )
-            for whole, text, ids in zip(cleaned, cut, self.subwords.encode(cut), strict=True)
+            for (whole, given), text, ids in zip(
+                folded, cut, self.subwords.encode(cut), strict=True
+            )
         ]
 
     def _parts(self, text: str) -> list[tuple[str, list[int]]]:
@@ -161,19 +166,22 @@ class Translator:
         )
         done: list[list[Translation]] = [[] for _ in lines]
         for (n, text, ids), hyp in zip(todo, hyps, strict=True):
-            done[n].append(self._translation(text, ids, hyp))
+            done[n].append(self._translation(text, ids, hyp, lines[n].given))
         return [
             joined(line.text, found, truncated=line.truncated)
             for line, found in zip(lines, done, strict=True)
         ]
 
-    def _translation(self, text: str, ids: list[int], hyp: Hypothesis) -> Translation:
-        """One sentence's Translation from its search result."""
+    def _translation(
+        self, text: str, ids: list[int], hyp: Hypothesis, given: dict[str, str]
+    ) -> Translation:
+        """One sentence's Translation from its search result, the rules after it applied."""
         own = self.subwords.pieces([self.tgt_pieces[t] for t in hyp.tokens])
-        pieces = agree(own) if self.english else own
+        agreed = agree(own) if self.english else own  # articles.py
+        pieces = write_back_pieces(agreed, given)  # letters.py
         return Translation(
             source=text,
-            text=self.subwords.text(pieces),
+            text=write_back(self.subwords.text(agreed), given),
             score=hyp.score,
             src_tokens=self.subwords.pieces(ids) + [EOS_PIECE],
             tgt_tokens=pieces + [EOS_PIECE],

@@ -55,8 +55,8 @@ def sentence_view(
         Text.assemble(("source:", "bold"), f"   {t.source}"),
         Text.assemble((f"{label}:", "bold"), f" {t.text}"),
     ]
-    if seen.model_text != t.text:  # articles.py: the model picks a/an before the next word
-        lines.append(Text(f"the model wrote: {seen.model_text} (s2a set a/an by the next word)"))
+    if seen.changes:  # articles.py, letters.py: rules applied after the search
+        lines.append(Text(f"the model wrote: {seen.model_text} (s2a {' and '.join(seen.changes)})"))
     lines.append(Text(f"score: {t.score:.3f} log-probability per piece"))
     if seen.forced:
         per_piece = "  ".join(f"{s.piece}:{s.log_prob:.2f}" for s in seen.steps)

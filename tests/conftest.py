@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import torch
+
+from seq2attn_cli.checkpoint import EMBEDDED
+from seq2attn_cli.search import Hypothesis
+from seq2attn_cli.translator import Translator
 
 # one thread: tiny models gain nothing from more, and CI machines have two cores
 torch.set_num_threads(1)
@@ -86,3 +91,34 @@ def tiny_model(tmp_path_factory, toy_corpus) -> Path:
     """A model trained on the toy corpus, shared by every test that only reads it."""
     torch.manual_seed(0)
     return train_tiny(tmp_path_factory.mktemp("models") / "tiny", toy_corpus)
+
+
+@pytest.fixture(scope="session")
+def shipped() -> Translator:
+    if not (EMBEDDED / "config.json").exists():
+        pytest.skip("the embedded model is not in this checkout")
+    return Translator.load(EMBEDDED)
+
+
+def search_that_writes(translator: Translator, text: str) -> Callable[..., list[Hypothesis]]:
+    """A stand-in for the beam search that always writes `text`, spread attention and all."""
+    sub = translator.subwords
+    index = {piece: i for i, piece in enumerate(translator.tgt_pieces)}
+    tokens = [index[i] for i in sub.encode([text])[0]]
+
+    def search(model, src_ids, **_) -> list[Hypothesis]:
+        rows = [[[1 / (len(s) + 1)] * (len(s) + 1)] * (len(tokens) + 1) for s in src_ids]
+        return [Hypothesis(tokens=tokens, score=-0.5, weights=w) for w in rows]
+
+    return search
+
+
+@pytest.fixture
+def model_writes(shipped, monkeypatch) -> Callable[[str], None]:
+    """model_writes(text): the shipped model's search writes `text`, whatever the source."""
+
+    def install(text: str) -> None:
+        stand_in = search_that_writes(shipped, text)
+        monkeypatch.setattr("seq2attn_cli.translator.translate_ids", stand_in)
+
+    return install

@@ -1,0 +1,71 @@
+"""Letters the model has no piece for are read as base letters and written back (letters.py)."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from seq2attn_cli.cli import app
+from seq2attn_cli.letters import fold, write_back, write_back_pieces
+
+FRENCH = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéèàçô .,")
+NAMES = "José Sánchez et Miloš Zeman à Łódź."
+
+
+def test_a_letter_without_a_piece_is_read_as_its_base_letter():
+    folded, given = fold(NAMES, FRENCH.__contains__)
+    assert folded == "José Sanchez et Milos Zeman à Lodz."  # é and à have pieces: kept
+    assert given == {"Sanchez": "Sánchez", "Milos": "Miloš", "Lodz": "Łódź"}
+
+
+def test_a_letter_whose_base_has_no_piece_either_is_left_for_the_warning():
+    assert fold("☃ ü", set("abc ").__contains__) == ("☃ ü", {})  # no base letter; u unknown
+
+
+def test_a_one_letter_word_is_never_written_back():
+    folded, given = fold("á la mode", FRENCH.__contains__)
+    assert folded == "a la mode" and given == {}  # else every English "a" would become "á"
+
+
+def test_only_whole_words_that_copy_a_folded_word_are_written_back():
+    given = {"Sanchez": "Sánchez"}
+    assert write_back("Sanchez met Sanchezes and Sanchez.", given) == (
+        "Sánchez met Sanchezes and Sánchez."
+    )
+
+
+def test_written_back_pieces_keep_their_number_and_lengths():
+    pieces = ["▁Mr", "▁San", "chez", "▁left", "."]
+    assert write_back_pieces(pieces, {"Sanchez": "Sánchez"}) == [
+        "▁Mr",
+        "▁Sán",
+        "chez",
+        "▁left",
+        ".",
+    ]
+
+
+def test_translations_write_names_with_the_letters_given(shipped, model_writes):
+    if shipped.subwords.knows("á"):
+        pytest.skip("this model has a piece for á")
+    model_writes("Mr Sanchez eats an red apple.")
+    t = shipped.translate("M. Sánchez mange une pomme rouge.")
+    assert t.source == "M. Sanchez mange une pomme rouge."  # what the model read
+    assert t.text == "Mr Sánchez eats a red apple."
+    assert "Sánchez" in "".join(t.tgt_tokens) and len(t.tgt_tokens) == len(t.model_tokens)
+    assert "Sanchez" in "".join(t.model_tokens)
+    shown = CliRunner().invoke(
+        app, ["inspect", "M. Sánchez mange une pomme rouge.", "--threads", "1"],
+        env={"NO_COLOR": "1"},
+    )  # fmt: skip
+    said = " ".join(shown.stdout.split())  # as one line, however the terminal wraps it
+    assert (
+        "the model wrote: Mr Sanchez eats an red apple. (s2a set a/an by the next word "
+        "and wrote back the letters it read as base letters)"
+    ) in said
+
+
+def test_a_letter_read_as_its_base_is_not_warned_about_but_one_dropped_is(shipped):
+    got = CliRunner().invoke(app, ["translate", "--threads", "1"], input="Sánchez ☃\n")
+    assert got.exit_code == 0
+    assert got.stderr.count("warning") == 1 and '"☃"' in got.stderr, got.stderr
