@@ -115,16 +115,7 @@ def prepare(
     for i, p in enumerate(tgt_pieces):
         table[p] = i
     tgt_store.ids = array(tgt_store.ids.typecode, map(table.__getitem__, tgt_store.ids))
-    to_out = table.__getitem__
-    sets = [
-        ValidSet(
-            name=name,
-            pairs=pairs,
-            src=subwords.encode([s[: cfg.max_chars] for s, _ in pairs]),
-            tgt=[[to_out(p) for p in t] for t in subwords.encode([t for _, t in pairs])],
-        )
-        for name, pairs in valid_sets
-    ]
+    sets = [_valid_set(name, pairs, subwords, table, cfg) for name, pairs in valid_sets]
     summary = {
         "languages": {"source": direction[0], "target": direction[1]},
         "corpora": stats,
@@ -145,6 +136,18 @@ def prepare(
         valid=sets,
         tgt_pieces=tgt_pieces,
         stats=summary,
+    )
+
+
+def _valid_set(
+    name: str, pairs: list[tuple[str, str]], subwords: Subwords, table: array, cfg: TrainConfig
+) -> ValidSet:
+    """A validation set encoded: source pieces, and target pieces as output indices (`table`)."""
+    return ValidSet(
+        name=name,
+        pairs=pairs,
+        src=subwords.encode([s[: cfg.max_chars] for s, _ in pairs]),
+        tgt=[[table[p] for p in t] for t in subwords.encode([t for _, t in pairs])],
     )
 
 

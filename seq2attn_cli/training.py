@@ -95,18 +95,7 @@ def train_epoch(
     """Train the rest of the current epoch; return (why to stop or '', epochs done, tok/s)."""
     cfg, state = run.cfg, run.state
     rank, world = distributed.rank(), distributed.world()
-    examples = epoch_examples(
-        run.data.sizes, [c.weight for c in run.corpora], seed=cfg.seed, epoch=state.epoch
-    )
-    plan = batch_plan(
-        lengths, examples, batch_tokens=cfg.batch_tokens, seed=cfg.seed, epoch=state.epoch
-    )
-    plan = plan[: len(plan) - len(plan) % world]  # every rank takes one batch per step
-    limits = [f"--max-steps {cfg.max_steps}"] * bool(cfg.max_steps) + [
-        f"--max-time {cfg.max_time:g} min"
-    ] * bool(cfg.max_time)
-    report("epoch", {"epoch": state.epoch + 1, "epochs": cfg.epochs, "batches": len(plan),
-                     "position": state.position, "limited": " or ".join(limits)})  # fmt: skip
+    plan = _epoch_plan(run, lengths, world, report)
     window_tokens, window_start = 0, time.monotonic()
     stop = ""
     try:
@@ -138,23 +127,44 @@ def train_epoch(
                 "lr": run.optimizer.param_groups[0]["lr"],
             })  # fmt: skip
             if rank == 0 and state.step % cfg.save_every == 0:
-                ckpt.save_resume(
-                    out_resume(run.out), run.model, run.optimizer, dataclasses.asdict(state)
-                )
+                _save_resume(run)
             if cfg.max_steps and state.step >= cfg.max_steps:
                 stop = f"reached --max-steps {cfg.max_steps}"
             elif stop_votes:
                 stop = f"reached --max-time {cfg.max_time:g} minutes"
     except KeyboardInterrupt:
         if rank == 0:
-            ckpt.save_resume(
-                out_resume(run.out), run.model, run.optimizer, dataclasses.asdict(state)
-            )
+            _save_resume(run)
         raise Interrupted(f"interrupted at step {state.step}; continue with --resume") from None
     done = state.epoch + state.position / len(plan)  # epochs trained, as a fraction
     if state.position >= len(plan):
         state.epoch, state.position = state.epoch + 1, 0
     return stop, done, window_tokens / max(time.monotonic() - window_start, 1e-9)  # training only
+
+
+def _epoch_plan(
+    run: Run, lengths: list[tuple[int, int]], world: int, report: Report
+) -> list[list[int]]:
+    """The current epoch's batches, a whole number per rank, announced in a report."""
+    cfg, state = run.cfg, run.state
+    examples = epoch_examples(
+        run.data.sizes, [c.weight for c in run.corpora], seed=cfg.seed, epoch=state.epoch
+    )
+    plan = batch_plan(
+        lengths, examples, batch_tokens=cfg.batch_tokens, seed=cfg.seed, epoch=state.epoch
+    )
+    plan = plan[: len(plan) - len(plan) % world]  # every rank takes one batch per step
+    limits = [f"--max-steps {cfg.max_steps}"] * bool(cfg.max_steps) + [
+        f"--max-time {cfg.max_time:g} min"
+    ] * bool(cfg.max_time)
+    report("epoch", {"epoch": state.epoch + 1, "epochs": cfg.epochs, "batches": len(plan),
+                     "position": state.position, "limited": " or ".join(limits)})  # fmt: skip
+    return plan
+
+
+def _save_resume(run: Run) -> None:
+    """Write the resume checkpoint: weights, optimizer and where the run is."""
+    ckpt.save_resume(out_resume(run.out), run.model, run.optimizer, dataclasses.asdict(run.state))
 
 
 def end_epoch(run: Run, done: float, tok_per_s: float, stop: str, report: Report) -> str:
