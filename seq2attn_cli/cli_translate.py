@@ -81,7 +81,7 @@ def translate(
             _write(
                 translator.translate(lines, beam=beam, batch_size=batch_size),
                 places=[_place(name, line_no + offset) for offset in range(len(lines))],
-                unknown=translator.subwords.unknown,
+                unknown=translator.unreadable,
                 jsonl=format == "jsonl",
                 align=align,
                 picture=picture if heatmap else None,
@@ -149,7 +149,7 @@ def _warn(t: Any, place: str, unknown: list[str]) -> None:
     if t.truncated:
         err.print(
             f"[yellow]warning:[/] {escape(place)}: longer than the model takes; "
-            "translated the first part only",
+            f"translated its first {len(t.source):,} characters only",
             soft_wrap=True,
         )
     if unknown:

@@ -19,7 +19,7 @@ from .alignment import WORD_START
 from .checkpoint import HISTORY, read_json
 from .config import BOS, EOS, PAD
 from .errors import ModelError
-from .letters import write_back
+from .letters import fold, write_back, write_back_pieces
 from .reading import normalize
 from .seq2seq import output_log_probs
 from .translator import EOS_PIECE, Translation, Translator
@@ -114,24 +114,25 @@ def inspect_sentence(
         diag = diagnostics([w.lstrip(WORD_START) for w in src], weights)
     own = translation.model_tokens[:-1]
     model_text = translator.subwords.text(own) if own else translation.text
-    (line,) = translator.prepare([source])
-    letters = write_back(model_text, line.given)
-    changes = [
-        rule
-        for rule, changed in (
-            ("set a/an by the next word", letters != translation.text),
-            ("wrote back the letters it read as base letters", letters != model_text),
-        )
-        if changed
-    ]
     return Inspection(
         translation=translation,
         steps=steps,
         diagnostics=diag,
         forced=bool(target),
         model_text=model_text,
-        changes=changes,
+        changes=[] if target else _changes(translator, source, model_text, translation.text),
     )
+
+
+def _changes(translator: Translator, source: str, model_text: str, text: str) -> list[str]:
+    """What the rules after the search changed in the model's words (letters.py, articles.py)."""
+    (line,) = translator.prepare([source])
+    letters = write_back(model_text, line.given)
+    rules = (
+        ("set a/an by the next word", letters != text),
+        ("wrote back the letters it read as base letters", letters != model_text),
+    )
+    return [rule for rule, changed in rules if changed]
 
 
 @torch.inference_mode()
@@ -150,7 +151,7 @@ def explain(
             f"too long to translate as one sentence: s2a translates it in {len(line.parts)} "
             "parts; inspect one part at a time"
         )
-    ((text, src_ids),) = line.parts
+    ((_, src_ids),) = line.parts
     if not src_ids:
         raise ValueError("nothing to inspect: the sentence is empty")
     if target is None:  # the translation `s2a translate` gives, piece for piece
@@ -158,14 +159,15 @@ def explain(
         own = translation.model_tokens or translation.tgt_tokens  # the pieces the search chose
         ids = [sub.sp.piece_to_id(p) for p in own[:-1]]
         return translation, _steps(translator, src_ids, ids)
-    ids = sub.encode([normalize(target)])[0]
+    read, given = fold(normalize(target), sub.knows)  # the target as the model can write it
+    ids = sub.encode([read])[0]
     steps = _steps(translator, src_ids, ids)
     translation = Translation(
-        source=text,
-        text=sub.decode(ids),
+        source=line.text,
+        text=write_back(sub.decode(ids), given),
         score=sum(s.log_prob for s in steps) / len(steps),
         src_tokens=sub.pieces(src_ids) + [EOS_PIECE],
-        tgt_tokens=sub.pieces(ids) + [EOS_PIECE],
+        tgt_tokens=write_back_pieces(sub.pieces(ids), given) + [EOS_PIECE],
         weights=[s.weights for s in steps],
     )
     return translation, steps

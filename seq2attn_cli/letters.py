@@ -37,12 +37,15 @@ def fold(text: str, known: Callable[[str], bool]) -> tuple[str, dict[str, str]]:
         if not known(char) and (bare := base_letter(char)) is not None and known(bare):
             chars[i] = bare
     folded = "".join(chars)
-    given = {
-        m.group(): text[m.start() : m.end()]
-        for m in WORD.finditer(folded)
-        if m.group() != text[m.start() : m.end()] and len(m.group()) > 1  # never "a" -> "á"
-    }
-    return folded, given
+    given: dict[str, str] = {}
+    kept = set()  # words the source has as the model reads them: never written back
+    for m in WORD.finditer(folded):
+        word, as_given = m.group(), text[m.start() : m.end()]
+        if word == as_given or len(word) < 2 or given.get(word, as_given) != as_given:
+            kept.add(word)  # unchanged; one letter ("a" from "á"); or two spellings
+        else:
+            given[word] = as_given
+    return folded, {word: as_given for word, as_given in given.items() if word not in kept}
 
 
 def write_back(text: str, given: dict[str, str]) -> str:

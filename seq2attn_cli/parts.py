@@ -5,8 +5,10 @@ A news line often holds more pieces than the model was trained on (100 at most; 
 more poorly, because training holds few of them. Rather than translate the first part only,
 s2a cuts such a line where a translator would: between its sentences first, then at the
 clause mark (; : , and dashes) nearest the middle of a part still too long, then at the
-space nearest the middle. Each part is translated as a sentence of its own, so a part's
-translation depends on the part alone, and the translations are joined with spaces.
+space nearest the middle, and a run with no space (a URL) between characters. Each part is
+translated as a sentence of its own, so a part's translation depends on the part alone, and
+the translations are joined with spaces. The rules after the search (articles.py,
+letters.py) see one part at a time: an "a" that ends a part keeps the model's choice.
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ def _sentences(text: str) -> list[str]:
     parts, start = [], 0
     for m in SENTENCE_END.finditer(text):
         word = m.group(1)
-        if m.group().startswith(f"{word}.") and (len(word) == 1 or word in TITLES):
+        initial = len(word) == 1 and word.isupper()
+        if m.group().startswith(f"{word}.") and (initial or word in TITLES):
             continue
         parts.append(text[start : m.end()].rstrip())
         start = m.end()

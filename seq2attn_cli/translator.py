@@ -34,10 +34,11 @@ class Translation:
     tgt_tokens: list[str]  # output pieces, then </s>
     weights: list[list[float]]  # attention: one row per tgt token, one column per src token
     truncated: bool = False  # the source was longer than the model takes and was cut
-    parts: int = 1  # a long line is translated in parts, joined (parts.py)
-    # the model's own pieces, when English a/an made to agree with the next word changed them
-    # (articles.py; the weights are from the model's pieces); else empty
+    # the model's own pieces, when a rule after the search changed them (articles.py: a/an;
+    # letters.py: letters written back, so tgt_tokens may hold pieces the vocabulary lacks);
+    # the weights are from the model's pieces; else empty
     model_tokens: list[str] = field(default_factory=list)
+    parts: int = 1  # a long line is translated in parts, joined (parts.py)
 
     @property
     def has_attention(self) -> bool:
@@ -67,6 +68,7 @@ class Translation:
             "src_tokens": self.src_tokens,
             "tgt_tokens": self.tgt_tokens,
             "attention": [[round(w, 4) for w in row] for row in self.weights],
+            "model_tokens": self.model_tokens,
             "parts": self.parts,
         }
 
@@ -75,8 +77,8 @@ class Translation:
 class Source:
     """One input line as the model takes it: cleaned, cut to its limit, long ones in parts."""
 
-    text: str  # normalised, and cut to the model's max_chars
-    parts: list[tuple[str, list[int]]]  # (text, source ids) of each part; most lines: one
+    text: str  # normalised, and cut to the model's max_chars: the line as the user gave it
+    parts: list[tuple[str, list[int]]]  # (text as read, source ids) each; most lines: one
     truncated: bool  # the line was longer than max_chars
     given: dict[str, str]  # words with letters the model has no piece for: read -> as given
 
@@ -114,20 +116,24 @@ class Translator:
 
     def prepare(self, texts: list[str]) -> list[Source]:
         """Clean source lines, cut them to the model's limit and the long ones into parts."""
-        folded = [fold(normalize(t), self.subwords.knows) for t in texts]  # letters.py
-        cut = [t[: self.max_chars] for t, _ in folded]
+        cleaned = [normalize(t) for t in texts]
+        cut = [t[: self.max_chars] for t in cleaned]
+        folded = [fold(t, self.subwords.knows) for t in cut]  # letters.py
         # one call for all: SentencePiece spends ~60 us per call on 1-line batches
+        encoded = self.subwords.encode([read for read, _ in folded])
         return [
             Source(
                 text=text,
-                parts=[(text, ids)] if len(ids) <= self.part_pieces else self._parts(text),
+                parts=[(read, ids)] if len(ids) <= self.part_pieces else self._parts(read),
                 truncated=len(whole) > len(text),
                 given=given,
             )
-            for (whole, given), text, ids in zip(
-                folded, cut, self.subwords.encode(cut), strict=True
-            )
+            for whole, text, (read, given), ids in zip(cleaned, cut, folded, encoded, strict=True)
         ]
+
+    def unreadable(self, text: str) -> list[str]:
+        """Runs of characters the model reads as nothing: no piece, and no base letter with one."""
+        return self.subwords.unknown(fold(text, self.subwords.knows)[0])
 
     def _parts(self, text: str) -> list[tuple[str, list[int]]]:
         """A long line cut into parts of at most part_pieces (parts.split), with their pieces."""
@@ -198,7 +204,7 @@ def joined(source: str, parts: list[Translation], *, truncated: bool) -> Transla
     """
     if len(parts) < 2:
         one = parts[0] if parts else Translation(source, "", 0.0, [], [], [])
-        return dataclasses.replace(one, truncated=truncated)
+        return dataclasses.replace(one, source=source, truncated=truncated)
     src = [p for part in parts for p in part.src_tokens[:-1]] + [EOS_PIECE]
     tgt = [p for part in parts for p in part.tgt_tokens[:-1]] + [EOS_PIECE]
     own = [p for part in parts for p in (part.model_tokens or part.tgt_tokens)[:-1]] + [EOS_PIECE]

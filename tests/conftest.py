@@ -95,6 +95,7 @@ def tiny_model(tmp_path_factory, toy_corpus) -> Path:
 
 @pytest.fixture(scope="session")
 def shipped() -> Translator:
+    """The embedded model, loaded once (skipped in a checkout without it)."""
     if not (EMBEDDED / "config.json").exists():
         pytest.skip("the embedded model is not in this checkout")
     return Translator.load(EMBEDDED)

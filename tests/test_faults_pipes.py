@@ -64,7 +64,8 @@ def test_n_lines_in_n_lines_out_whatever_they_hold(tiny_model, fmt):
     assert len(out) == len(NASTY)
     warnings = [line for line in err.splitlines() if "longer than the model takes" in line]
     assert warnings == [
-        "warning: input line 1: longer than the model takes; translated the first part only"
+        "warning: input line 1: longer than the model takes; translated its first 1,000 "
+        "characters only"
     ]
     if fmt == "jsonl":
         records = [json.loads(line) for line in out]

@@ -22,6 +22,16 @@ def test_a_letter_whose_base_has_no_piece_either_is_left_for_the_warning():
     assert fold("☃ ü", set("abc ").__contains__) == ("☃ ü", {})  # no base letter; u unknown
 
 
+def test_a_word_the_source_also_has_unaccented_is_never_written_back():
+    folded, given = fold("Sánchez et Sanchez, Málaga et Malaga, Ávila", FRENCH.__contains__)
+    assert folded == "Sanchez et Sanchez, Malaga et Malaga, Avila"
+    assert given == {"Avila": "Ávila"}  # either spelling of the others could be meant
+
+
+def test_two_spellings_that_read_the_same_are_not_written_back():
+    assert fold("Śmigły Šmigły", FRENCH.__contains__) == ("Smigly Smigly", {})
+
+
 def test_a_one_letter_word_is_never_written_back():
     folded, given = fold("á la mode", FRENCH.__contains__)
     assert folded == "a la mode" and given == {}  # else every English "a" would become "á"
@@ -50,7 +60,10 @@ def test_translations_write_names_with_the_letters_given(shipped, model_writes):
         pytest.skip("this model has a piece for á")
     model_writes("Mr Sanchez eats an red apple.")
     t = shipped.translate("M. Sánchez mange une pomme rouge.")
-    assert t.source == "M. Sanchez mange une pomme rouge."  # what the model read
+    assert t.source == "M. Sánchez mange une pomme rouge."  # as given
+    assert "".join(t.src_tokens) == "▁M.▁Sanchez▁mange▁une▁pomme▁rouge.</s>"  # as read
+    record = t.as_dict()
+    assert record["source"] == t.source and record["model_tokens"] == t.model_tokens
     assert t.text == "Mr Sánchez eats a red apple."
     assert "Sánchez" in "".join(t.tgt_tokens) and len(t.tgt_tokens) == len(t.model_tokens)
     assert "Sanchez" in "".join(t.model_tokens)
@@ -69,3 +82,14 @@ def test_a_letter_read_as_its_base_is_not_warned_about_but_one_dropped_is(shippe
     got = CliRunner().invoke(app, ["translate", "--threads", "1"], input="Sánchez ☃\n")
     assert got.exit_code == 0
     assert got.stderr.count("warning") == 1 and '"☃"' in got.stderr, got.stderr
+
+
+def test_a_forced_target_is_read_and_shown_as_given(shipped):
+    if shipped.subwords.knows("á"):
+        pytest.skip("this model has a piece for á")
+    args = ["inspect", "Pedro Sánchez est là.", "--target", "Pedro Sánchez is here."]
+    shown = CliRunner().invoke(app, [*args, "--threads", "1"], env={"NO_COLOR": "1"})
+    assert shown.exit_code == 0, shown.output
+    assert "forced decoding of the given target: Pedro Sánchez is here." in shown.stdout
+    assert "<unk>" not in shown.stdout  # the á was read as a, not as nothing
+    assert "the model wrote" not in shown.stdout  # no rule runs on a given target

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli import app
 from seq2attn_cli.parts import split
-from seq2attn_cli.translator import Translator
+from seq2attn_cli.translator import Translation, Translator, joined
 
 # 16 short sentences: about 150 pieces for the tiny model, so 2 parts or more
 LONG = " ".join(["Je mange pain rouge."] * 8 + ["Il voit chat petit, nous aime eau."] * 8)
@@ -25,6 +27,16 @@ def test_a_long_line_is_cut_between_sentences_before_anywhere_else():
         "Elle arrive !",
         "Puis ils partent,",
         "tous les deux, vers la gare.",
+    ]
+
+
+def test_a_sentence_may_end_in_a_number_or_a_one_letter_word():
+    text = "Il y en a. Voir l'article 3. Le train part à 8 h. Elle arrive."
+    assert split(text, short(25)) == [
+        "Il y en a.",
+        "Voir l'article 3.",
+        "Le train part à 8 h.",
+        "Elle arrive.",
     ]
 
 
@@ -98,3 +110,24 @@ def test_a_line_in_parts_is_one_line_out_with_no_warning(tiny_model):
     got = CliRunner().invoke(app, ["translate", "--model", str(tiny_model)], input=LONG + "\nje\n")
     assert got.exit_code == 0 and "longer than" not in got.stderr
     assert len(got.stdout.splitlines()) == 2
+
+
+def test_jsonl_says_in_how_many_parts_a_line_was_translated(tiny_model):
+    args = ["translate", "--model", str(tiny_model), "--format", "jsonl"]
+    got = CliRunner().invoke(app, args, input=LONG + "\nje mange\n")
+    records = [json.loads(line) for line in got.stdout.splitlines()]
+    assert [r["parts"] for r in records][1] == 1 and records[0]["parts"] > 1
+    assert all(len(row) == len(records[0]["src_tokens"]) for row in records[0]["attention"])
+
+
+def test_parts_of_a_model_without_attention_keep_their_one_column():
+    def part(src: list[str], tgt: list[str]) -> Translation:
+        rows = [[1.0]] * (len(tgt) + 1)  # --attention none: the one context vector
+        text = "".join(tgt).replace("▁", " ").strip()
+        return Translation("", text, -1.0, src + ["</s>"], tgt + ["</s>"], rows)
+
+    whole = joined("a b. c.", [part(["▁a", "▁b."], ["▁x"]), part(["▁c."], ["▁y", "▁z"])],
+                   truncated=False)  # fmt: skip
+    assert whole.text == "x y z" and whole.parts == 2
+    assert whole.weights == [[1.0]] * 4 and not whole.has_attention and whole.alignment == []
+    assert whole.score == pytest.approx(-1.0)
