@@ -32,11 +32,10 @@ def fold(text: str, known: Callable[[str], bool]) -> tuple[str, dict[str, str]]:
 
     Returns the folded text and, for each word it changed, folded word -> word as given.
     """
-    chars = list(text)
-    for i, char in enumerate(chars):
-        if not known(char) and (bare := base_letter(char)) is not None and known(bare):
-            chars[i] = bare
-    folded = "".join(chars)
+    read = {c: b for c in set(text) if not known(c) and (b := base_letter(c)) and known(b)}
+    if not read:  # nearly every line: each distinct character is looked up once
+        return text, {}
+    folded = "".join(read.get(c, c) for c in text)
     given: dict[str, str] = {}
     kept = set()  # words the source has as the model reads them: never written back
     for m in WORD.finditer(folded):
