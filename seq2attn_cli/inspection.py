@@ -120,16 +120,16 @@ def inspect_sentence(
         diagnostics=diag,
         forced=bool(target),
         model_text=model_text,
-        changes=[] if target else _changes(translator, source, model_text, translation.text),
+        changes=[] if target else _changes(translator, translation, model_text),
     )
 
 
-def _changes(translator: Translator, source: str, model_text: str, text: str) -> list[str]:
+def _changes(translator: Translator, translation: Translation, model_text: str) -> list[str]:
     """What the rules after the search changed in the model's words (letters.py, articles.py)."""
-    (line,) = translator.prepare([source])
-    letters = write_back(model_text, line.given)
+    _, given = fold(translation.source, translator.subwords.knows)  # as translate() read it
+    letters = write_back(model_text, given)
     rules = (
-        ("set a/an by the next word", letters != text),
+        ("set a/an by the next word", letters != translation.text),
         ("wrote back the letters it read as base letters", letters != model_text),
     )
     return [rule for rule, changed in rules if changed]
