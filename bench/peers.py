@@ -85,7 +85,7 @@ def prepare_data(spm: Path, sentences: int, quick: bool) -> list[str]:
     """Write the pieces (space-separated, the model's spm) of train/valid/test; the refs."""
     import sentencepiece
 
-    from seq2attn_cli.reading import read_pairs
+    from seq2attn_cli.data.reading import read_pairs
 
     sp, data, out = sentencepiece.SentencePieceProcessor(model_file=str(spm)), WORK / "data", {}
     PEERS.joinpath("data").mkdir(parents=True, exist_ok=True)

@@ -56,7 +56,7 @@ def cpu_features() -> dict[str, Any]:
     """CPU model, its AVX-512/bf16/AMX flags, and whether bf16 is native (bf16 autocast on)."""
     import torch
 
-    from seq2attn_cli.run import bf16_helps
+    from seq2attn_cli.training.run import bf16_helps
 
     info = Path("/proc/cpuinfo").read_text()
     model, flags = re.search(r"model name\s*:\s*(.*)", info), re.search(r"flags\s*:(.*)", info)
@@ -89,9 +89,9 @@ def train_flops_per_token(model: dict[str, Any], src_mean: float, tgt_mean: floa
 
 def batch_tokens_for(corpus: Path, spm: Path, sentences: int) -> tuple[int, float]:
     """The batch_tokens whose length-bucketed batches hold `sentences` pairs on average."""
-    from seq2attn_cli.batching import batch_plan
-    from seq2attn_cli.reading import read_pairs
-    from seq2attn_cli.subwords import Subwords
+    from seq2attn_cli.data.batching import batch_plan
+    from seq2attn_cli.data.reading import read_pairs
+    from seq2attn_cli.data.subwords import Subwords
 
     pairs, _ = read_pairs(corpus, src_col=1, tgt_col=2)
     sub = Subwords.load(spm)
@@ -114,9 +114,9 @@ def worker_train(spec: dict[str, Any]) -> dict[str, Any]:
     """In-process train() for warmup + steps; target tok/s over the steps after the warm-up."""
     import torch
 
-    from seq2attn_cli import training
     from seq2attn_cli.config import CorpusSpec, TrainConfig
-    from seq2attn_cli.subwords import Subwords
+    from seq2attn_cli.data.subwords import Subwords
+    from seq2attn_cli.training import loop as training
 
     torch.set_num_threads(spec["threads"])
     spm, corpus, out = Path(spec["spm"]), Path(spec["corpus"]), Path(spec["out"])
@@ -157,8 +157,8 @@ def worker_train(spec: dict[str, Any]) -> dict[str, Any]:
 
 def pieces_per_sentence(corpus: Path, spm: Path) -> tuple[float, float]:
     """Mean source and target pieces per pair of a corpus."""
-    from seq2attn_cli.reading import read_pairs
-    from seq2attn_cli.subwords import Subwords
+    from seq2attn_cli.data.reading import read_pairs
+    from seq2attn_cli.data.subwords import Subwords
 
     pairs, _ = read_pairs(corpus)
     sub = Subwords.load(spm)
@@ -170,7 +170,7 @@ def worker_translate(spec: dict[str, Any]) -> dict[str, Any]:
     """In-process Translator: sentences/s over the test sources (model loading left out)."""
     import torch
 
-    from seq2attn_cli.translator import Translator
+    from seq2attn_cli.decoding.translator import Translator
 
     torch.set_num_threads(spec["threads"])
     texts = Path(spec["source"]).read_text(encoding="utf-8").splitlines()

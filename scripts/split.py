@@ -8,8 +8,8 @@ import argparse
 import random
 from pathlib import Path
 
+from seq2attn_cli.data.reading import read_pairs
 from seq2attn_cli.errors import CorpusError
-from seq2attn_cli.reading import read_pairs
 
 
 def split_held_out(

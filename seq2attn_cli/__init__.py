@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .translator import Translation, Translator
+    from .decoding.translator import Translation, Translator
 
 try:
     __version__ = version("seq2attn-cli")
@@ -35,7 +35,7 @@ def load(
     """Load a model directory (default: the embedded fr-en model), ready to translate."""
     import torch
 
-    from .translator import Translator
+    from .decoding.translator import Translator
 
     if threads > 0:
         torch.set_num_threads(threads)
@@ -45,7 +45,7 @@ def load(
 def __getattr__(name: str):
     """Translator and Translation on first use, so that the import stays free of torch."""
     if name in ("Translator", "Translation"):
-        from . import translator
+        from .decoding import translator
 
         return getattr(translator, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,9 +20,9 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save
 
 from .config import FORMAT_VERSION, ModelConfig, StoredConfig, TrainConfig, from_dict
+from .data.subwords import Subwords
 from .errors import ModelError
-from .seq2seq import Seq2Seq, state_size
-from .subwords import Subwords
+from .model.seq2seq import Seq2Seq, state_size
 
 CONFIG, WEIGHTS, SPM, RESUME, HISTORY = (
     "config.json",

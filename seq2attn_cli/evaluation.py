@@ -9,9 +9,9 @@ from typing import Any
 
 import sacrebleu
 
-from . import languages
-from .reading import BUCKETS, bucket_of
-from .translator import Translator
+from .data import languages
+from .data.reading import BUCKETS, bucket_of
+from .decoding.translator import Translator
 
 __all__ = ["BUCKETS", "Scores", "bucket_of", "column_problem", "evaluate", "report", "score"]
 

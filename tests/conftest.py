@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from seq2attn_cli.checkpoint import EMBEDDED
-from seq2attn_cli.search import Hypothesis
-from seq2attn_cli.translator import Translator
+from seq2attn_cli.decoding.search import Hypothesis
+from seq2attn_cli.decoding.translator import Translator
 
 # one thread: tiny models gain nothing from more, and CI machines have two cores
 torch.set_num_threads(1)
@@ -60,7 +60,7 @@ def quiet(event: str, info: dict) -> None:
 def train_tiny(out: Path, corpus: Path, **overrides) -> Path:
     """Train a small model quickly (seconds) into `out` through the library."""
     from seq2attn_cli.config import CorpusSpec, TrainConfig
-    from seq2attn_cli.training import train
+    from seq2attn_cli.training.loop import train
 
     options = dict(embed=32, hidden=64, layers=1, cell="gru", attention="general", dropout=0.0)
     options.update({k: overrides.pop(k) for k in list(overrides) if k in options})
@@ -120,6 +120,6 @@ def model_writes(shipped, monkeypatch) -> Callable[[str], None]:
 
     def install(text: str) -> None:
         stand_in = search_that_writes(shipped, text)
-        monkeypatch.setattr("seq2attn_cli.translator.translate_ids", stand_in)
+        monkeypatch.setattr("seq2attn_cli.decoding.translator.translate_ids", stand_in)
 
     return install

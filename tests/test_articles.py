@@ -7,10 +7,10 @@ import dataclasses
 import pytest
 from typer.testing import CliRunner
 
-from seq2attn_cli.articles import agree
-from seq2attn_cli.cli import app
-from seq2attn_cli.subwords import train_subwords
-from seq2attn_cli.translator import Translator
+from seq2attn_cli.cli.app import app
+from seq2attn_cli.data.subwords import train_subwords
+from seq2attn_cli.decoding.articles import agree
+from seq2attn_cli.decoding.translator import Translator
 
 APPLE = "Nous avons mangé une pomme rouge."
 

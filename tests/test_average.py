@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from seq2attn_cli.translator import Translator
+from seq2attn_cli.decoding.translator import Translator
 
 SCRIPT = Path(__file__).parent.parent / "scripts" / "average.py"
 

@@ -6,7 +6,7 @@ import pytest
 from rich.cells import cell_len
 from rich.console import Console, RenderableType
 
-from seq2attn_cli.charts import bar_chart, line_chart
+from seq2attn_cli.views.charts import bar_chart, line_chart
 
 
 def render(renderable: RenderableType) -> list[str]:

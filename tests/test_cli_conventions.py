@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from seq2attn_cli.cli import app
+from seq2attn_cli.cli.app import app
 
 runner = CliRunner()
 COMMANDS = ["translate", "inspect", "evaluate", "train"]

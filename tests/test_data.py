@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seq2attn_cli.batching import batch_plan, epoch_examples
+from seq2attn_cli.data.batching import batch_plan, epoch_examples
+from seq2attn_cli.data.noise import noisy_copies, strip_accents, typed
+from seq2attn_cli.data.reading import normalize, read_pairs
+from seq2attn_cli.data.streams import line_chunks
 from seq2attn_cli.errors import CorpusError
-from seq2attn_cli.noise import noisy_copies, strip_accents, typed
-from seq2attn_cli.reading import normalize, read_pairs
-from seq2attn_cli.streams import line_chunks
 
 
 def test_bad_lines_are_counted_by_reason_with_first_line(tmp_path):

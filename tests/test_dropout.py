@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from seq2attn_cli.dropout import Dropout
+from seq2attn_cli.model.dropout import Dropout
 
 
 def test_dropout_drops_about_p_and_keeps_the_mean():

@@ -20,10 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from seq2attn_cli.cli import app
+from seq2attn_cli.cli.app import app
+from seq2attn_cli.data.reading import read_pairs
+from seq2attn_cli.data.subwords import Subwords
 from seq2attn_cli.errors import CorpusError
-from seq2attn_cli.reading import read_pairs
-from seq2attn_cli.subwords import Subwords
 
 GOOD = b"".join(f"{s}\t{t}\n".encode() for s, t in toy_pairs(300, seed=7))
 

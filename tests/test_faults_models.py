@@ -24,10 +24,10 @@ from typer.testing import CliRunner
 
 from seq2attn_cli import checkpoint as ckpt
 from seq2attn_cli.checkpoint import ModelError, load_model
-from seq2attn_cli.cli import app
+from seq2attn_cli.cli.app import app
 from seq2attn_cli.config import FORMAT_VERSION, TrainConfig
-from seq2attn_cli.subwords import Subwords, train_subwords
-from seq2attn_cli.translator import Translator
+from seq2attn_cli.data.subwords import Subwords, train_subwords
+from seq2attn_cli.decoding.translator import Translator
 
 runner = CliRunner()
 
@@ -336,7 +336,7 @@ RESUME_TAMPERS = {
 
 @pytest.mark.parametrize("fault", list(RESUME_TAMPERS))
 def test_a_tampered_resume_checkpoint_is_one_clear_error(copy, fault):
-    from seq2attn_cli.seq2seq import Seq2Seq
+    from seq2attn_cli.model.seq2seq import Seq2Seq
 
     RESUME_TAMPERS[fault](copy)
     model, _, _ = load_model(copy)  # the translating side is untouched

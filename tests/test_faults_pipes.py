@@ -20,10 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from seq2attn_cli.cli import app
-from seq2attn_cli.reading import clean
-from seq2attn_cli.streams import line_chunks
-from seq2attn_cli.translator import Translator
+from seq2attn_cli.cli.app import app
+from seq2attn_cli.data.reading import clean
+from seq2attn_cli.data.streams import line_chunks
+from seq2attn_cli.decoding.translator import Translator
 
 LONG = ("je mange pain " * 7200)[:100_000]
 NASTY = [

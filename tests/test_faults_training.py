@@ -23,11 +23,12 @@ from faults_util import TINY, error_line, s2a, saved_step, start, steps
 from typer.testing import CliRunner
 
 from seq2attn_cli import checkpoint as ckpt
-from seq2attn_cli import outdir, training
-from seq2attn_cli.cli import app
+from seq2attn_cli.cli.app import app
 from seq2attn_cli.config import CorpusSpec, ModelConfig, TrainConfig, from_dict
-from seq2attn_cli.seq2seq import Seq2Seq
-from seq2attn_cli.translator import Translator
+from seq2attn_cli.decoding.translator import Translator
+from seq2attn_cli.model.seq2seq import Seq2Seq
+from seq2attn_cli.training import loop as training
+from seq2attn_cli.training import outdir
 
 runner = CliRunner()
 OPTIONS = dict(embed=32, hidden=64, layers=1, cell="gru", attention="general", dropout=0.0)

@@ -17,8 +17,8 @@ from rich.cells import cell_len
 from rich.console import Console, RenderableType
 from typer.testing import CliRunner
 
-from seq2attn_cli.cli import app
-from seq2attn_cli.heatmap import heatmap
+from seq2attn_cli.cli.app import app
+from seq2attn_cli.views.heatmap import heatmap
 
 SRC12 = "der Ausschuss hat nach langen Debatten den umfassenden Haushalt für 2025 gebilligt".split()
 TGT10 = "after long debates the committee approved the comprehensive budget </s>".split()

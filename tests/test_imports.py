@@ -1,5 +1,6 @@
-"""The layers of the package, as its imports draw them (every import, lazy ones included).
+"""The rooms of the package and what each may import (every import, lazy ones included).
 
+A broken rule fails naming the import: `serve.server imports model.seq2seq`.
 Run as a script to print the graph: `.venv/bin/python tests/test_imports.py [PACKAGE_DIR]`.
 """
 
@@ -12,45 +13,75 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parent.parent / "seq2attn_cli"
-CLI_SHARED = "cli_common"  # what the commands share: options, checks, one-line failures
-# what may print or draw; everything else is the core, which returns values
-DRAWING = {"__main__", "views", "heatmap", "charts", "export", "progress"}
-TORCH_FREE = {"errors", "languages", "alignment", "heatmap", "charts", "export", "views", "config"}
-ENTRY_POINTS = {"__main__"}  # and pyproject's [project.scripts]
 THIRD_PARTY = {"torch", "rich", "typer"}
+ROOMS = {"model", "decoding", "data", "training", "views", "cli", "serve"}
+# per room, the rooms it must never import: the model knows no data, training or terminal;
+# serve reaches the model only through decoding; nothing but the CLI's own modules imports it
+FORBIDDEN = {
+    "model": {"data", "decoding", "training", "views", "cli", "serve"},
+    "data": {"model", "decoding", "training", "views", "cli", "serve"},
+    "decoding": {"training", "views", "cli", "serve"},
+    "training": {"views", "cli", "serve"},  # validation decodes as translate does
+    "views": {"model", "training", "cli", "serve"},
+    "serve": {"model", "training", "views", "cli"},
+    "": {"training", "views", "cli", "serve"},  # config, checkpoint, errors, evaluation
+    "__main__": {"training", "views", "serve"},  # the entry point: it runs the CLI
+}
+TORCH_FREE = {"errors", "config", "data.languages", "data.reading", "data.streams", "data.noise"}
+TORCH_FREE_ROOMS = {"views"}  # drawing takes plain lists
+RICH_ROOMS = {"cli", "views"}  # only these print or draw
+TYPER_ROOMS = {"cli"}
 
 
-def imports(path: Path) -> set[str]:
-    """The package modules and watched libraries one file imports, wherever in the file."""
+def module_name(path: Path, package: Path) -> str:
+    """`model/encoder.py` -> `model.encoder`; a room's `__init__.py` -> the room."""
+    parts = path.relative_to(package).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts) or "__init__"
+
+
+def imports(path: Path, package: Path) -> set[str]:
+    """The package modules (dotted, as in `module_name`) and watched libraries a file imports."""
+    here = module_name(path, package).split(".")
+    base = here if path.name == "__init__.py" else here[:-1]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            found |= {alias.name.split(".")[0] for alias in node.names}
-            found |= {
-                a.name.split(".")[1] for a in node.names if a.name.startswith("seq2attn_cli.")
-            }
+            for alias in node.names:
+                name = alias.name
+                found.add(name.removeprefix("seq2attn_cli.") if "seq2attn_cli." in name else name)
         elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            if node.level == 0 and module.startswith("seq2attn_cli"):
-                module, level = module.removeprefix("seq2attn_cli").lstrip("."), 1
+            if node.level == 0 and (node.module or "").startswith("seq2attn_cli"):
+                parent = (node.module or "").removeprefix("seq2attn_cli").lstrip(".")
+            elif node.level:
+                up = base[: len(base) - node.level + 1] if node.level > 1 else base
+                parent = ".".join([*up, node.module] if node.module else up)
             else:
-                level = node.level
-            if level and not module:  # from . import checkpoint
-                found |= {alias.name for alias in node.names}
-            elif level:
-                found.add(module.split(".")[0])
-            else:
-                found.add(module.split(".")[0])
+                found.add((node.module or "").split(".")[0])
+                continue
+            for alias in node.names:  # `from ..data import languages` names a module
+                found.add(f"{parent}.{alias.name}" if parent else alias.name)
+                if parent:
+                    found.add(parent)
     return found
 
 
 def graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     """Module -> the package modules and watched libraries (torch, rich, typer) it imports."""
-    modules = {p.stem for p in package.glob("*.py")}
+    files = sorted(package.rglob("*.py"))
+    modules = {module_name(p, package) for p in files}
     return {
-        p.stem: {m for m in imports(p) if m in modules or m in THIRD_PARTY}
-        for p in sorted(package.glob("*.py"))
+        module_name(p, package): {
+            m for m in imports(p, package) if m in modules or m.split(".")[0] in THIRD_PARTY
+        }
+        - {module_name(p, package)}
+        for p in files
     }
+
+
+def room(module: str) -> str:
+    """The subpackage a module lives in; "" for the top-level modules but the entry point."""
+    first = module.split(".")[0]
+    return first if first in ROOMS or first == "__main__" else ""
 
 
 def reach(edges: dict[str, set[str]], start: str) -> set[str]:
@@ -65,39 +96,71 @@ def reach(edges: dict[str, set[str]], start: str) -> set[str]:
     return seen
 
 
+def broken(edges: dict[str, set[str]]) -> list[str]:
+    """Every import that breaks a room's rule, as `importer imports imported`."""
+    found = []
+    for module, names in sorted(edges.items()):
+        mine = room(module)
+        for name in sorted(names):
+            lib = name.split(".")[0]
+            bad = (
+                (lib in ROOMS and room(name) in FORBIDDEN.get(mine, set()))
+                or (lib == "rich" and mine not in RICH_ROOMS)
+                or (lib == "typer" and mine not in TYPER_ROOMS)
+            )
+            if bad:
+                found.append(f"{module} imports {name}")
+    return found
+
+
 EDGES = graph()
-CLI = {m for m in EDGES if m == "cli" or m.startswith("cli_")}  # the app, its commands, shared
-COMMANDS = sorted(CLI - {"cli", CLI_SHARED})  # one module per command: cli_train, cli_serve...
-TERMINAL = DRAWING | CLI
-CORE = sorted(set(EDGES) - TERMINAL)
+COMMANDS = sorted(
+    m for m in EDGES if room(m) == "cli" and m not in {"cli", "cli.app", "cli.common"}
+)
 
 
-@pytest.mark.parametrize("module", CORE)
+def test_each_room_imports_only_what_its_rule_allows():
+    assert broken(EDGES) == []
+
+
+def test_a_planted_bad_import_is_named(tmp_path):
+    planted = tmp_path / "seq2attn_cli"
+    for path in PACKAGE.rglob("*.py"):
+        (planted / path.relative_to(PACKAGE)).parent.mkdir(parents=True, exist_ok=True)
+        (planted / path.relative_to(PACKAGE)).write_text(path.read_text(encoding="utf-8"))
+    seq2seq = planted / "model" / "seq2seq.py"
+    seq2seq.write_text(seq2seq.read_text() + "\nfrom ..views.heatmap import heatmap\n")
+    assert broken(graph(planted)) == ["model.seq2seq imports views.heatmap"]
+
+
+def test_nothing_imports_the_cli_but_the_entry_point():
+    importers = {m for m, names in EDGES.items() if any(n.startswith("cli") for n in names)}
+    assert {m for m in importers if room(m) != "cli"} == {"__main__"}
+
+
+@pytest.mark.parametrize(
+    "module", sorted(m for m in EDGES if room(m) not in {"cli", "views", "__main__"})
+)
 def test_the_core_never_reaches_the_terminal(module):
-    assert not reach(EDGES, module) & (TERMINAL | {"rich", "typer"}), sorted(reach(EDGES, module))
+    terminal = {m for m in EDGES if room(m) in {"cli", "views"}} | {"rich", "typer"}
+    assert not reach(EDGES, module) & terminal, sorted(reach(EDGES, module) & terminal)
 
 
-@pytest.mark.parametrize("module", sorted(TORCH_FREE & set(EDGES)))
+@pytest.mark.parametrize(
+    "module", sorted(m for m in EDGES if m in TORCH_FREE or room(m) in TORCH_FREE_ROOMS)
+)
 def test_drawing_and_plain_data_modules_never_import_torch(module):
-    assert "torch" not in reach(EDGES, module), sorted(reach(EDGES, module))
-
-
-def test_only_the_entry_points_import_the_cli():
-    assert {m for m, names in EDGES.items() if "cli" in names} <= ENTRY_POINTS
-    assert {m for m, names in EDGES.items() if names & set(COMMANDS)} == {"cli"}
-    assert {m for m, names in EDGES.items() if CLI_SHARED in names} <= CLI
+    assert "torch" not in {n.split(".")[0] for n in reach(EDGES, module)}, sorted(
+        reach(EDGES, module)
+    )
 
 
 @pytest.mark.parametrize("module", COMMANDS)
 def test_each_command_stands_alone_on_what_commands_share(module):
-    assert EDGES[module] & CLI == {CLI_SHARED}, sorted(EDGES[module])
-
-
-def test_only_terminal_modules_import_rich():
-    assert {m for m, names in EDGES.items() if "rich" in names} <= TERMINAL
+    assert {n for n in EDGES[module] if room(n) == "cli"} == {"cli.common"}, sorted(EDGES[module])
 
 
 if __name__ == "__main__":
     package = Path(sys.argv[1]) if len(sys.argv) > 1 else PACKAGE
     for name, names in graph(package).items():
-        print(f"{name:14} -> {' '.join(sorted(names)) or '-'}")
+        print(f"{name:22} -> {' '.join(sorted(names)) or '-'}")

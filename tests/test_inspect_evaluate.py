@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from seq2attn_cli.cli import app
+from seq2attn_cli.cli.app import app
+from seq2attn_cli.decoding.inspection import diagnostics, explain, model_card, parameter_counts
+from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.evaluation import BUCKETS, bucket_of, evaluate, score
-from seq2attn_cli.inspection import diagnostics, explain, model_card, parameter_counts
-from seq2attn_cli.translator import Translator
 
 runner = CliRunner()
 

@@ -7,8 +7,8 @@ import torch
 from torch import nn
 
 from seq2attn_cli.checkpoint import EMBEDDED
-from seq2attn_cli.int8 import Int8Linear, Int8RNN, _gate_table
-from seq2attn_cli.translator import Translator
+from seq2attn_cli.decoding.translator import Translator
+from seq2attn_cli.model.int8 import Int8Linear, Int8RNN, _gate_table
 
 # varied French, short to long, as users type it (casing, punctuation, apostrophes)
 SENTENCES = [

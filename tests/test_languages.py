@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from seq2attn_cli.languages import column_problem, guess_language
+from seq2attn_cli.data.languages import column_problem, guess_language
 
 FRENCH = [
     "Je suis étudiant.",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from seq2attn_cli.cli import app
-from seq2attn_cli.letters import fold, write_back, write_back_pieces
+from seq2attn_cli.cli.app import app
+from seq2attn_cli.decoding.letters import fold, write_back, write_back_pieces
 
 FRENCH = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéèàçô .,")
 NAMES = "José Sánchez et Miloš Zeman à Łódź."

@@ -9,8 +9,7 @@ import torch
 
 from seq2attn_cli.checkpoint import load_model
 from seq2attn_cli.config import BOS, EOS, ModelConfig
-from seq2attn_cli.int8 import quantize
-from seq2attn_cli.search import (
+from seq2attn_cli.decoding.search import (
     NO_REPEAT,
     ban_repeats_,
     beam_search,
@@ -18,7 +17,8 @@ from seq2attn_cli.search import (
     max_lengths,
     translate_ids,
 )
-from seq2attn_cli.seq2seq import Seq2Seq, output_log_probs, state_size
+from seq2attn_cli.model.int8 import quantize
+from seq2attn_cli.model.seq2seq import Seq2Seq, output_log_probs, state_size
 
 
 def encode(model, subwords, texts):

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from seq2attn_cli.server import Limits, create_app, model_languages
-from seq2attn_cli.translator import Translator
+from seq2attn_cli.decoding.translator import Translator
+from seq2attn_cli.serve.server import Limits, create_app, model_languages
 
 S2A = str(Path(sys.executable).parent / "s2a")
 LINES = ["il voit grand chat rouge", "je mange pain", "elle aime eau", "nous voit chien"]

@@ -12,7 +12,7 @@ import pytest
 from conftest import toy_pairs, write_tsv
 from typer.testing import CliRunner
 
-from seq2attn_cli.cli import app
+from seq2attn_cli.cli.app import app
 
 TINY = ["--vocab-size", "60", "--embed", "32", "--hidden", "64", "--batch-tokens", "300",
         "--threads", "1", "--no-amp"]  # fmt: skip
@@ -115,7 +115,7 @@ def test_init_with_input_feed_grows_a_model_that_first_translates_as_before(
     import torch
 
     from seq2attn_cli.checkpoint import load_model
-    from seq2attn_cli.search import translate_ids
+    from seq2attn_cli.decoding.search import translate_ids
 
     out = tmp_path / "fed"
     result = train(corpora["toy"], "--init", tiny_model, "--input-feed", "--out", out, "--lr", "0",

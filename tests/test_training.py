@@ -10,7 +10,7 @@ from conftest import toy_pairs, train_tiny, write_tsv
 from safetensors.torch import load_file
 
 from seq2attn_cli.checkpoint import load_model
-from seq2attn_cli.training import TrainingError
+from seq2attn_cli.training.loop import TrainingError
 
 
 def test_model_directory_holds_config_weights_tokenizer_and_metrics(tiny_model):
@@ -80,7 +80,7 @@ def test_existing_model_directory_is_not_overwritten(tiny_model, toy_corpus):
 def test_smoothed_loss_matches_torch_in_value_and_gradient():
     import torch.nn.functional as F
 
-    from seq2attn_cli.loss import label_smoothed_loss
+    from seq2attn_cli.training.loss import label_smoothed_loss
 
     torch.manual_seed(0)
     logits = torch.randn(3, 5, 11, dtype=torch.float64, requires_grad=True)

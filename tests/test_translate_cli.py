@@ -13,7 +13,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from seq2attn_cli.cli import app
+from seq2attn_cli.cli.app import app
 
 runner = CliRunner()
 

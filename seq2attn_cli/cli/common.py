@@ -1,0 +1,225 @@
+"""What every s2a command shares: its options, its checks of paths and models, and how it
+fails (one line on stderr, exit 2) or is interrupted (exit 130)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from typer.core import TyperCommand, TyperGroup
+
+from ..config import DecodeConfig
+from ..errors import Interrupted, TrainingError
+
+err = Console(stderr=True, highlight=False)
+DECODE = DecodeConfig()  # translate, inspect and evaluate decode alike, by default
+
+
+class Command(TyperCommand):
+    """Help as other CLIs write it: `CORPUS` and `[TEXT]...` in usage, flags without `<bool>`."""
+
+    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+        """Usage pieces without the braces this Typer puts around required arguments."""
+        return [
+            piece.replace("{", "").replace("}", "") for piece in super().collect_usage_pieces(ctx)
+        ]
+
+    def get_params(self, ctx: typer.Context) -> list[Any]:
+        """The parameters, with no value placeholder shown for flags."""
+        params = super().get_params(ctx)
+        for param in params:
+            if getattr(param, "is_flag", False):
+                param.metavar = ""
+        return params
+
+
+class Group(TyperGroup):
+    """The `s2a` group: a usage error is one line on stderr and exit 2, like every error."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        """Run a command; turn Click's usage box (several lines, in colour) into one line."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except typer.Abort:
+            sys.stderr.write("s2a: aborted\n")
+            sys.exit(1)
+        except Exception as error:
+            # Click's usage errors; newer Typers carry their own copy of Click, so by shape
+            if not callable(getattr(error, "format_message", None)):
+                raise
+            if type(error).__name__ == "NoArgsIsHelpError" and error.format_message():
+                error.show()  # `s2a` alone, without Rich: Click's help on stderr, not an error
+                sys.exit(2)
+            ctx = getattr(error, "ctx", None)
+            hint = f" (see '{ctx.command_path} --help')" if ctx else ""
+            if message := " ".join(error.format_message().split()):  # none: help was shown
+                sys.stderr.write(f"s2a: error: {message}{hint}\n")
+            sys.exit(getattr(error, "exit_code", 2))
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+class StdoutConsole(Console):
+    """A rich console on stdout whose closed pipe (`| head`) ends s2a quietly, with exit 0."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True  # rich's own handler exits 1; `handled` treats it as cat does
+        raise BrokenPipeError
+
+
+DEVICES = ["auto", "cpu", "cuda", "mps"]
+Debug = Annotated[bool, typer.Option("--debug", help="Show full tracebacks on errors.")]
+ModelDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--model", "-m", help="Model directory \\[default: $S2A_MODEL, else the embedded fr-en]."
+    ),
+]
+Device = Annotated[
+    str, typer.Option(help="auto | cpu | cuda | mps", autocompletion=lambda: DEVICES)
+]
+Threads = Annotated[int, typer.Option(min=0, help="CPU threads (0 = torch's default).")]
+Beam = Annotated[int, typer.Option(min=1, help="Beam size (1 = greedy).")]
+BatchSize = Annotated[int, typer.Option(min=1, help="Sentences decoded together.")]
+Quantize = Annotated[bool, typer.Option(help="int8 layers on CPU (faster).")]
+
+
+def fail(message: str) -> None:
+    """Print one error line on stderr and exit with code 2."""
+    err.print(f"[bold red]s2a: error:[/] {escape(message)}", soft_wrap=True)
+    raise typer.Exit(2)
+
+
+@contextmanager
+def interrupts_held():
+    """Hold Ctrl-C for the block and raise it right after.
+
+    Importing torch takes a second, and a KeyboardInterrupt raised inside some of its
+    imports is swallowed there: s2a would then carry on as if Ctrl-C never came.
+    """
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def handled(debug: bool):
+    """Turn expected failures into one line and exit code 2; Ctrl-C into exit 130."""
+    try:
+        with interrupts_held():  # the first import of torch
+            import torch  # noqa: F401
+    except KeyboardInterrupt:
+        err.print("s2a: interrupted")
+        raise typer.Exit(130) from None
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except KeyboardInterrupt:
+        err.print("s2a: interrupted")
+        raise typer.Exit(130) from None
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head -1`): stop quietly, as cat does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise typer.Exit(0) from None
+    except Interrupted as error:  # training saved its state on Ctrl-C
+        if debug:
+            raise
+        err.print(f"s2a: {escape(str(error))}")
+        raise typer.Exit(130) from None
+    except (ValueError, TrainingError) as error:  # CorpusError, ModelError: the message says it
+        if debug:
+            raise
+        fail(str(error))
+    except (OSError, RuntimeError, MemoryError) as error:
+        if debug:
+            raise
+        fail(f"{type(error).__name__}: {error}")
+    except Exception as error:  # unforeseen input (or a bug): still one line, not a traceback
+        if debug:
+            raise
+        fail(f"unexpected {type(error).__name__}: {error} (--debug shows the traceback)")
+
+
+def setup_torch(device: str, threads: int) -> Any:
+    """Pick the device ('auto' prefers CUDA, then MPS, then CPU) and the CPU thread count."""
+    with interrupts_held():
+        import torch
+
+    if threads > 0:
+        torch.set_num_threads(threads)
+    if device == "auto":
+        if torch.cuda.is_available():
+            device = "cuda"
+        elif torch.backends.mps.is_available():
+            device = "mps"
+        else:
+            device = "cpu"
+    if device not in ("cpu", "cuda", "mps") and not device.startswith("cuda:"):
+        fail(f"--device must be auto, cpu, cuda or mps, not {device!r}")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        fail("--device cuda: no CUDA device is available")
+    if device == "mps" and not torch.backends.mps.is_available():
+        fail("--device mps: MPS is not available")
+    return torch.device(device)
+
+
+def model_dir(given: Path | None, *, option: str = "--model") -> Path:
+    """The model directory to use, checked before any work: an error says where it came from."""
+    env = os.environ.get("S2A_MODEL")
+    if given is not None:
+        path, origin = given, f"{option} {given}"
+    elif env:
+        path, origin = Path(env), f"$S2A_MODEL={env}"
+    else:
+        from ..checkpoint import EMBEDDED
+
+        path, origin = EMBEDDED, "the embedded model"
+        if not (path / "config.json").exists():
+            fail(
+                "no model: the embedded default model is missing; train one with "
+                "`s2a train CORPUS --out DIR` and pass --model DIR (or set S2A_MODEL)"
+            )
+    if not path.exists():
+        fail(f"{origin}: no such directory")
+    if not path.is_dir():
+        fail(f"{origin}: not a directory")
+    if not (path / "config.json").exists():
+        fail(f"{origin}: not a model directory (no config.json)")
+    return path
+
+
+def check_output(path: Path, option: str) -> None:
+    """Fail now, before any work, when `path` cannot be written."""
+    import tempfile
+
+    if path.is_dir():
+        fail(f"{option} {path}: is a directory")
+    if not path.parent.is_dir():
+        fail(f"{option} {path}: no such directory {path.parent}")
+    try:  # the one sure test (permissions, read-only file systems): write a file there
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+        if path.exists() and not os.access(path, os.W_OK):
+            raise PermissionError
+    except OSError:
+        fail(f"{option} {path}: cannot write there")
+
+
+def use_color(console: Console) -> bool:
+    """Whether to draw in colour on this console (not under NO_COLOR or on a plain terminal)."""
+    return console.color_system is not None and not console.no_color

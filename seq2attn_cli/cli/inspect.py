@@ -1,0 +1,120 @@
+"""`s2a inspect`: the model card, one sentence decoded step by step, or the probe's attention
+through training; also saved as SVG or HTML."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from .common import (
+    DECODE,
+    Beam,
+    Debug,
+    Device,
+    ModelDir,
+    Quantize,
+    StdoutConsole,
+    Threads,
+    check_output,
+    err,
+    fail,
+    handled,
+    model_dir,
+    setup_torch,
+    use_color,
+)
+
+
+def inspect(
+    text: Annotated[
+        str | None, typer.Argument(metavar="TEXT", help="A sentence; none: the model card.")
+    ] = None,
+    model: ModelDir = None,
+    beam: Beam = DECODE.beam,
+    quantize: Quantize = DECODE.quantize,
+    target: Annotated[str | None, typer.Option(help="Force-decode this translation.")] = None,
+    steps: Annotated[bool, typer.Option(help="Show every decoding step.")] = False,
+    history: Annotated[bool, typer.Option(help="Replay the probe's attention per epoch.")] = False,
+    pieces: Annotated[bool, typer.Option(help="Heatmap over subword pieces.")] = False,
+    save: Annotated[
+        Path | None, typer.Option(help="Also write the picture as .svg or .html.")
+    ] = None,
+    device: Device = "auto",
+    threads: Threads = 0,
+    debug: Debug = False,
+) -> None:
+    """Show the model card, or how the model translates one sentence, step by step."""
+    if history and (text is not None or target or steps):
+        fail(
+            "--history replays the probe sentence of training: give it no TEXT, --target or --steps"
+        )
+    if text is None and (target or steps):
+        fail("--target and --steps need a sentence: s2a inspect TEXT ...")
+    if save and save.suffix.lower() not in (".svg", ".html"):
+        fail(f"--save: {save} must end in .svg or .html")
+    if save:
+        check_output(save, "--save")
+    with handled(debug):
+        directory = model_dir(model)
+        if history:
+            from ..decoding.inspection import read_history
+            from ..views.renderables import history_view
+
+            view = partial(history_view, read_history(directory), pieces=pieces)
+        elif text is None:
+            view = _card(directory, threads=threads)
+        else:
+            options = dict(beam=beam, quantize=quantize, device=device, threads=threads)
+            view = _sentence(directory, text, target=target, steps=steps, pieces=pieces, **options)
+        console = StdoutConsole()
+        console.print(view(color=use_color(console), width=console.width))
+        if save:  # the saved picture is always in colour, whatever the terminal is
+            from ..views.export import save as save_picture
+
+            width = max(console.width, 100)
+            title = f"s2a inspect: {text}" if text else "s2a inspect"
+            save_picture(view(color=True, width=width), save, width=width, title=title)
+            err.print(escape(f"saved {save}"))
+
+
+def _card(directory: Path, *, threads: int) -> Callable[..., Any]:
+    """The model card's view (of the float model on CPU: the card counts its parameters)."""
+    from ..decoding.inspection import model_card
+    from ..decoding.translator import Translator
+    from ..views.renderables import card_view
+
+    setup_torch("cpu", threads)
+    return partial(card_view, model_card(Translator.load(directory, quantized=False), directory))
+
+
+def _sentence(
+    directory: Path,
+    text: str,
+    *,
+    target: str | None,
+    steps: bool,
+    pieces: bool,
+    beam: int,
+    quantize: bool,
+    device: str,
+    threads: int,
+) -> Callable[..., Any]:
+    """The view of one sentence, decoded as `s2a translate` decodes it with the same flags."""
+    from ..decoding.inspection import inspect_sentence
+    from ..decoding.translator import Translator
+    from ..views.renderables import sentence_view
+
+    torch_device = setup_torch(device, threads)
+    translator = Translator.load(directory, device=torch_device, quantized=quantize)
+    seen = inspect_sentence(translator, text, target=target, beam=beam)
+    search = "greedy" if beam == 1 else f"beam {beam}"
+    int8 = quantize and torch_device.type == "cpu"
+    label = f"translation ({search}, {'int8' if int8 else 'float32'})"
+    if target:
+        label = "forced decoding of the given target"
+    return partial(sentence_view, seen, label=label, steps=steps, pieces=pieces)

@@ -1,0 +1,74 @@
+"""`s2a serve`: a model behind LibreTranslate's HTTP API, and a page that shows attention."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from .common import (
+    DECODE,
+    Beam,
+    Debug,
+    Device,
+    ModelDir,
+    Quantize,
+    Threads,
+    err,
+    fail,
+    handled,
+    model_dir,
+    setup_torch,
+)
+
+
+def serve(
+    model: ModelDir = None,
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: all).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free).")] = 5000,
+    beam: Beam = DECODE.beam,
+    api_key: Annotated[
+        str | None, typer.Option(help="Require this api_key in every /translate request.")
+    ] = None,
+    max_body: Annotated[int, typer.Option(min=1, help="Largest request body, bytes.")] = 262144,
+    max_lines: Annotated[int, typer.Option(min=1, help="Most lines in one request.")] = 128,
+    max_chars: Annotated[
+        int, typer.Option(min=0, help="Longest line, characters (0: the model's limit).")
+    ] = 0,
+    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a request may take.")] = 30.0,
+    quantize: Quantize = DECODE.quantize,
+    device: Device = "auto",
+    threads: Threads = 0,
+    debug: Debug = False,
+) -> None:
+    """Serve translations over HTTP (LibreTranslate's API) and a page at / that shows attention."""
+    with handled(debug):
+        directory = model_dir(model)
+        from ..serve.server import Limits, address, bind, create_app, model_languages
+        from ..serve.server import serve as run_server
+
+        try:
+            sock = bind(host, port)
+        except OSError as error:
+            fail(f"--host {host} --port {port}: {error.strerror or error}")
+        torch_device = setup_torch(device, threads)
+        from ..decoding.translator import Translator
+
+        translator = Translator.load(directory, device=torch_device, quantized=quantize)
+        limits = Limits(
+            body_bytes=max_body,
+            lines=max_lines,
+            chars=max_chars or translator.max_chars,
+            timeout=timeout,
+        )
+        languages = model_languages(translator.config, directory)
+        app_ = create_app(
+            translator, languages=languages, beam=beam, limits=limits, api_key=api_key
+        )
+        pair = "→".join(languages)
+        err.print(
+            f"s2a: serving {escape(str(directory))} ({pair}) at {address(sock)}; Ctrl-C stops",
+            soft_wrap=True,
+        )
+        run_server(app_, sock)

@@ -1,0 +1,290 @@
+"""`s2a train`: corpora and flags -> a TrainConfig and the corpus specs, then training with
+progress on stderr (or torch's launcher for --nproc)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from ..config import CorpusSpec, ModelConfig, TrainConfig
+from .common import Debug, Device, Threads, err, fail, handled, setup_torch
+
+TRAIN = TrainConfig()  # the defaults of a run and of a model: one home, config.py
+MODEL = {
+    f.name: f.default
+    for f in dataclasses.fields(ModelConfig)
+    if f.init and f.default is not dataclasses.MISSING
+}
+CORPUS = CorpusSpec(path="")
+RESUMABLE_LIMITS = {"epochs", "max_steps", "max_time", "save_every"}  # --resume may change
+NOT_STORED = {"out", "resume", "nproc", "device", "threads", "debug", "init"}
+
+
+def train(
+    ctx: typer.Context,
+    corpora: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            metavar="CORPUS",
+            help="Tab-separated files (.gz/.xz too), one sentence pair a line; none with --resume.",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Model directory to write.")] = Path("model"),
+    weights: Annotated[
+        str,
+        typer.Option(help="Passes per epoch over each corpus, e.g. 1,2,0.1 (0.1 = a tenth)."),
+    ] = "1",
+    src_col: Annotated[
+        str, typer.Option(help="1-based source column: one for all corpora, or one each (2,1).")
+    ] = str(CORPUS.src_col),
+    tgt_col: Annotated[
+        str, typer.Option(help="1-based target column: one for all corpora, or one each.")
+    ] = str(CORPUS.tgt_col),
+    valid: Annotated[
+        list[Path] | None,
+        typer.Option(help="Validation TSV, repeatable; each is scored. Columns of corpus 1."),
+    ] = None,
+    valid_size: Annotated[
+        int, typer.Option(help="Pairs held out when no --valid.")
+    ] = TRAIN.valid_size,
+    vocab_size: Annotated[
+        int, typer.Option(min=8, help="SentencePiece pieces (joint).")
+    ] = TRAIN.vocab_size,
+    attention: Annotated[str, typer.Option(help="general | dot | additive | none")] = MODEL[
+        "attention"
+    ],
+    cell: Annotated[str, typer.Option(help="gru | lstm")] = MODEL["cell"],
+    embed: Annotated[int, typer.Option(min=1)] = MODEL["embed"],
+    hidden: Annotated[
+        int, typer.Option(min=2, help="Decoder size; encoder is 2 x hidden/2.")
+    ] = MODEL["hidden"],
+    layers: Annotated[int, typer.Option(min=1)] = MODEL["layers"],
+    dropout: Annotated[float, typer.Option(min=0.0, max=0.99)] = MODEL["dropout"],
+    input_feed: Annotated[
+        bool,
+        typer.Option(
+            "--input-feed/--no-input-feed",
+            help="Feed each step's attentional vector into the next (Luong 2015); slower.",
+        ),
+    ] = MODEL["input_feed"],
+    batch_tokens: Annotated[
+        int, typer.Option(min=1, help="Target pieces per batch.")
+    ] = TRAIN.batch_tokens,
+    max_pieces: Annotated[
+        int, typer.Option(min=2, help="Pairs with a side this long in pieces are skipped.")
+    ] = TRAIN.max_pieces,
+    epochs: Annotated[int, typer.Option(min=1)] = TRAIN.epochs,
+    max_steps: Annotated[
+        int, typer.Option(min=0, help="Stop after N steps (0 = no limit).")
+    ] = TRAIN.max_steps,
+    max_time: Annotated[
+        float, typer.Option(min=0, help="Stop after N minutes (0 = none).")
+    ] = TRAIN.max_time,
+    lr: Annotated[float, typer.Option(min=0.0)] = TRAIN.lr,
+    label_smoothing: Annotated[float, typer.Option(min=0.0, max=0.99)] = TRAIN.label_smoothing,
+    patience: Annotated[
+        int, typer.Option(min=1, help="Validations without gain before stopping.")
+    ] = TRAIN.patience,
+    save_every: Annotated[
+        int, typer.Option(min=1, help="Steps between resume checkpoints.")
+    ] = TRAIN.save_every,
+    seed: Annotated[int, typer.Option()] = TRAIN.seed,
+    amp: Annotated[
+        bool, typer.Option("--amp/--no-amp", help="bf16 autocast where the device has native bf16.")
+    ] = TRAIN.amp,
+    probe: Annotated[
+        str, typer.Option(help="Sentence whose attention is kept every epoch.")
+    ] = TRAIN.probe,
+    init: Annotated[
+        Path | None,
+        typer.Option(
+            help="Start from this model's weights and pieces (fine-tuning); its architecture."
+        ),
+    ] = None,
+    check_columns: Annotated[
+        bool,
+        typer.Option(
+            "--check-columns/--no-check-columns",
+            help="Refuse a corpus whose columns look the other way round from the rest.",
+        ),
+    ] = TRAIN.check_columns,
+    noise_share: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Share of pairs also seen typed as people do.")
+    ] = TRAIN.noise_share,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue the run in --out, with its stored settings.")
+    ] = False,
+    nproc: Annotated[
+        int, typer.Option(min=1, help="Processes on this machine, via torch's elastic launcher.")
+    ] = 1,
+    device: Device = "auto",
+    threads: Threads = 0,
+    debug: Debug = False,
+) -> None:
+    """Train a model on one or more parallel corpora into a model directory."""
+    if nproc > 1 and "WORLD_SIZE" not in os.environ:
+        _launch(nproc)
+        return
+    given = {
+        name for name in ctx.params
+        if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
+    }  # fmt: skip
+    with handled(debug):
+        options = {k: v for k, v in ctx.params.items() if k in MODEL}
+        fields = {f.name for f in dataclasses.fields(TrainConfig)}
+        cfg = TrainConfig(**{k: v for k, v in ctx.params.items() if k in fields})
+        if resume:
+            from ..training.run import stored_run
+
+            cfg, options, specs, valid_specs = _resumed(stored_run(out), ctx.params, given)
+        else:
+            if not corpora:
+                fail("give at least one CORPUS (or --resume to continue the run in --out)")
+            specs = _corpus_specs(corpora, weights=weights, src_col=src_col, tgt_col=tgt_col)
+            valid_specs = [
+                CorpusSpec(path=str(v), src_col=specs[0].src_col, tgt_col=specs[0].tgt_col)
+                for v in valid or []
+            ]
+            if init is not None:
+                options = _init_options(init, ctx.params, given)
+        _train(specs, valid_specs, out=out, options=options, cfg=cfg, resume=resume,
+               init=None if resume else init, device=device, threads=threads)  # fmt: skip
+
+
+def _corpus_specs(
+    corpora: list[Path], *, weights: str, src_col: str, tgt_col: str
+) -> list[CorpusSpec]:
+    """One CorpusSpec per corpus from the comma lists of --weights, --src-col, --tgt-col."""
+
+    def per_corpus(option: str, text: str, kind: type) -> list:
+        try:
+            values = [kind(v) for v in text.split(",")]
+        except ValueError:
+            fail(f"{option} {text!r}: expected numbers separated by commas")
+        if len(values) == 1:
+            return values * len(corpora)
+        if len(values) != len(corpora):
+            fail(f"{option} {text!r}: give one value, or one per corpus ({len(corpora)})")
+        return values
+
+    ws = per_corpus("--weights", weights, float)
+    srcs = per_corpus("--src-col", src_col, int)
+    tgts = per_corpus("--tgt-col", tgt_col, int)
+    try:
+        return [
+            CorpusSpec(path=str(c), src_col=s, tgt_col=t, weight=w)
+            for c, s, t, w in zip(corpora, srcs, tgts, ws, strict=True)
+        ]
+    except ValueError as error:
+        fail(str(error))
+        raise
+
+
+def _init_options(init: Path, params: dict[str, Any], given: set[str]) -> dict[str, Any]:
+    """The architecture of the model `--init` starts from; a flag that contradicts it fails."""
+    from ..checkpoint import CONFIG, read_json
+    from ..config import from_dict
+
+    model_config = from_dict(ModelConfig, read_json(init / CONFIG).get("model"))
+    options = {k: getattr(model_config, k) for k in MODEL}
+    for name in sorted(given & (set(MODEL) | {"vocab_size"})):
+        if name == "input_feed" and params[name]:  # the one growth allowed (see run._grown)
+            options[name] = True
+        elif name == "vocab_size" or params[name] != options[name]:
+            flag = "--" + name.replace("_", "-")
+            fail(f"{flag} contradicts --init {init}: a run started from a model keeps its "
+                 "architecture and pieces")  # fmt: skip
+    return options
+
+
+def _resumed(stored: tuple, params: dict[str, Any], given: set[str]) -> tuple:
+    """The stored run's settings with new limits; a flag that contradicts them is an error."""
+    cfg, model_config, specs, valid_specs = stored
+    now = {
+        **dataclasses.asdict(cfg), **dataclasses.asdict(model_config),
+        "corpora": [Path(s.path) for s in specs], "valid": [Path(v.path) for v in valid_specs],
+        "weights": ",".join(f"{s.weight:g}" for s in specs),
+        "src_col": ",".join(str(s.src_col) for s in specs),
+        "tgt_col": ",".join(str(s.tgt_col) for s in specs),
+    }  # fmt: skip
+    for name in sorted(given - RESUMABLE_LIMITS - NOT_STORED):
+        value, stored_value = params[name], now.get(name)
+        same = value == stored_value or (
+            isinstance(value, str) and {value} == set(str(stored_value).split(","))
+        )
+        if not same:
+            flag = "--" + name.replace("_", "-") if name != "corpora" else "CORPUS"
+            fail(
+                f"{flag} {value!s:.60} contradicts the run stored in the model directory "
+                f"({stored_value!s:.60}); --resume continues it as stored: only the limits "
+                "(--epochs, --max-steps, --max-time), --save-every and where it runs (--device, "
+                "--threads, --nproc) may change"
+            )
+    limits = {k: params[k] for k in RESUMABLE_LIMITS}
+    cfg = dataclasses.replace(cfg, **limits)
+    options = {k: getattr(model_config, k) for k in MODEL}
+    return cfg, options, specs, valid_specs
+
+
+def _train(
+    specs: list[CorpusSpec],
+    valid_specs: list[CorpusSpec],
+    *,
+    out: Path,
+    options: dict[str, Any],
+    cfg: TrainConfig,
+    resume: bool,
+    init: Path | None,
+    device: str,
+    threads: int,
+) -> None:
+    """Run training with progress on stderr; remove an --out it created if it fails early."""
+    from ..data.reading import check_file
+    from ..training import distributed
+    from ..training.loop import train as run
+    from ..views.progress import TrainProgress
+
+    for spec in [*specs, *valid_specs]:
+        check_file(Path(spec.path))
+    created = not out.exists()
+    torch_device = distributed.init(setup_torch(device, threads))
+    main, ok = distributed.rank() == 0, False
+    try:
+        with TrainProgress(err) as progress:
+            run(corpora=specs, out=out, model_options=options, cfg=cfg, valid=valid_specs,
+                resume=resume, init=init, device=torch_device, report=progress.report)  # fmt: skip
+        ok = True
+    finally:
+        distributed.finish(ok=ok)
+        if not ok and main and created and not (out / "config.json").exists():
+            shutil.rmtree(out, ignore_errors=True)  # nothing worth keeping was written yet
+    if main:
+        err.print(f"model written to [bold]{escape(str(out))}[/]")
+
+
+def _launch(nproc: int) -> None:
+    """Re-run this same command as `nproc` processes with torch's own launcher (torchrun)."""
+    from torch.distributed.run import main as torchrun
+
+    args = sys.argv[1:]
+    for i, arg in enumerate(args):  # drop --nproc N / --nproc=N: the workers are the N
+        if arg == "--nproc":
+            args = args[:i] + args[i + 2 :]
+            break
+        if arg.startswith("--nproc="):
+            args = args[:i] + args[i + 1 :]
+            break
+    err.print(f"launching {nproc} training processes (torch.distributed, gloo/NCCL)")
+    try:
+        torchrun(["--standalone", f"--nproc-per-node={nproc}", "-m", "seq2attn_cli", *args])
+    except Exception as error:  # the launcher reports which rank failed and why
+        err.print(f"[bold red]s2a: error:[/] distributed training failed: {escape(str(error))}")
+        raise typer.Exit(2) from None

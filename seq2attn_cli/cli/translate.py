@@ -1,0 +1,237 @@
+"""`s2a translate`: sentences, a file, a pipe or an interactive prompt in; one line out per
+line in (text or JSONL), with heatmaps and alignments on request."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from .common import (
+    DECODE,
+    BatchSize,
+    Beam,
+    Debug,
+    Device,
+    ModelDir,
+    Quantize,
+    StdoutConsole,
+    Threads,
+    err,
+    fail,
+    handled,
+    model_dir,
+    setup_torch,
+    use_color,
+)
+
+
+def translate(
+    text: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="TEXT", help="Sentences; none or -: read stdin."),
+    ] = None,
+    input: Annotated[
+        Path | None,
+        typer.Option("--input", "-i", help="Translate this file, line by line (- = stdin)."),
+    ] = None,
+    model: ModelDir = None,
+    beam: Beam = DECODE.beam,
+    batch_size: BatchSize = DECODE.batch_size,
+    heatmap: Annotated[bool, typer.Option(help="Draw each sentence's attention.")] = False,
+    pieces: Annotated[bool, typer.Option(help="Heatmap over subword pieces, not words.")] = False,
+    align: Annotated[bool, typer.Option(help="Append Pharaoh word alignments (tab).")] = False,
+    format: Annotated[
+        str, typer.Option("--format", help="text | jsonl", autocompletion=lambda: ["text", "jsonl"])
+    ] = "text",
+    quantize: Quantize = DECODE.quantize,
+    device: Device = "auto",
+    threads: Threads = 0,
+    debug: Debug = False,
+) -> None:
+    """Translate sentences given as arguments, or a file or stdin line by line (one line out per
+    line in)."""
+    if format not in ("text", "jsonl"):
+        fail(f"--format must be text or jsonl (one JSON object a line), not {format!r}")
+    texts = text or []
+    if texts == ["-"]:
+        texts, input = [], input or Path("-")
+    elif "-" in texts:
+        fail("'-' (read stdin) cannot be mixed with sentences to translate")
+    if texts and input is not None:
+        fail(f"give sentences or --input {input}, not both")
+    _warn_about_file_names(texts)
+    with handled(debug):
+        stream = _open_input(input) if input is not None and str(input) != "-" else None
+        directory = model_dir(model)
+        torch_device = setup_torch(device, threads)
+        from ..decoding.translator import Translator
+
+        translator = Translator.load(directory, device=torch_device, quantized=quantize)
+        picture = StdoutConsole() if sys.stdout.isatty() else err  # never mixed into a pipe
+        name = str(input) if stream is not None else None
+
+        def emit(lines: list[str], line_no: int) -> None:
+            _write(
+                translator.translate(lines, beam=beam, batch_size=batch_size),
+                places=[_place(name, line_no + offset) for offset in range(len(lines))],
+                unknown=translator.unreadable,
+                jsonl=format == "jsonl",
+                align=align,
+                picture=picture if heatmap else None,
+                pieces=pieces,
+            )
+
+        if texts:
+            emit(texts, 1)
+        elif stream is None and sys.stdin.isatty():
+            _prompt(emit)
+        else:
+            from ..data.streams import line_chunks, not_text
+
+            line_no = 1
+            # big chunks sort better by length: 16 batches a chunk ~10% faster than 4 (beam 5)
+            for chunk in line_chunks(stream or sys.stdin.buffer, chunk=batch_size * 16):
+                if line_no == 1 and (problem := not_text(chunk)):
+                    fail(f"{name or 'stdin'}: {problem}")
+                lines = [raw.decode("utf-8", errors="replace") for raw in chunk]
+                emit(lines, line_no)
+                line_no += len(lines)
+
+
+def _pharaoh(t: Any) -> str:
+    """A translation's word alignment as Pharaoh text ('' without attention)."""
+    from ..decoding.alignment import pharaoh
+
+    return pharaoh(t.alignment)
+
+
+def _open_input(path: Path) -> Any:
+    """The --input file opened for reading, or one error line now, before the model loads."""
+    try:
+        return path.open("rb")
+    except IsADirectoryError:
+        fail(f"--input {path}: is a directory")
+    except OSError as error:
+        fail(f"--input {path}: {error.strerror or error}")
+
+
+def _warn_about_file_names(texts: list[str]) -> None:
+    """Warn when a sentence to translate is the name of a file: the file was probably meant."""
+    for text in texts:
+        try:
+            is_file = "\n" not in text and Path(text).is_file()
+        except (OSError, ValueError):  # too long or holding NUL: not a file name
+            is_file = False
+        if is_file:
+            err.print(
+                escape(
+                    f"warning: {text!r} is also a file; translating the text as given. "
+                    f"To translate the file: s2a translate -i {text}"
+                ),
+                soft_wrap=True,
+            )
+
+
+def _place(name: str | None, line_no: int) -> str:
+    """Where an input line came from, for warnings: 'book.fr: line 3', or 'input line 3'."""
+    return f"{name}: line {line_no}" if name else f"input line {line_no}"
+
+
+def _warn(t: Any, place: str, unknown: list[str]) -> None:
+    """Say on stderr what of an input line the model could not take in."""
+    if t.truncated:
+        err.print(
+            f"[yellow]warning:[/] {escape(place)}: longer than the model takes; "
+            f"translated its first {len(t.source):,} characters only",
+            soft_wrap=True,
+        )
+    if unknown:
+        runs = ", ".join(f'"{run}"' for run in unknown)
+        err.print(
+            f"[yellow]warning:[/] {escape(place)}: the model knows no piece for "
+            f"{escape(runs)}; translated without them",
+            soft_wrap=True,
+        )
+
+
+def _input(prompt: str) -> str:
+    """input() with line editing and history (readline), its prompt on stderr, not stdout."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)  # readline writes its prompt and echo to stdout: make that the terminal
+    try:
+        return input(prompt)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _prompt(emit: Any) -> None:
+    """The interactive prompt: Up/Down recall, Ctrl-C cancels the line, Ctrl-D ends."""
+    try:
+        import readline  # noqa: F401  (importing it gives input() line editing and history)
+    except ImportError:  # no readline (Windows): a plain prompt
+        pass
+    err.print("s2a: type a sentence and press Enter (Ctrl-D to end)")
+    line_no = 1
+    while True:
+        try:
+            line = _input("> ")
+        except EOFError:  # Ctrl-D
+            err.print()
+            return
+        except KeyboardInterrupt:  # Ctrl-C: drop this line, as a shell does
+            err.print()
+            continue
+        try:
+            emit([line], line_no)
+        except KeyboardInterrupt:
+            err.print("(cancelled)")
+        line_no += 1
+
+
+def _write(
+    translations: list[Any],
+    *,
+    places: list[str],
+    unknown: Callable[[str], list[str]],
+    jsonl: bool,
+    align: bool,
+    picture: Console | None,
+    pieces: bool,
+) -> None:
+    """One line per translation on stdout (text or JSON); warnings, and heatmaps on `picture`."""
+    import json
+
+    from ..views.renderables import heatmap_view
+
+    out = sys.stdout
+    for t, place in zip(translations, places, strict=True):
+        _warn(t, place, unknown(t.source))
+        if jsonl:
+            record = t.as_dict()
+            if align:
+                record["alignment"] = _pharaoh(t)
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            out.write(t.text + (f"\t{_pharaoh(t)}" if align else "") + "\n")
+        if picture is not None:
+            out.flush()
+            view = heatmap_view(
+                t.src_tokens,
+                t.tgt_tokens,
+                t.weights,
+                pieces=pieces,
+                color=use_color(picture),
+                width=picture.width,
+            )
+            if view is not None:
+                picture.print(view)
+    out.flush()

@@ -1,0 +1,1 @@
+"""Sentence pairs from files to batches: reading, subwords, noisy copies, languages. No model."""

@@ -1,0 +1,297 @@
+"""Training data made ready: corpora read (streaming), validation held out, subwords trained,
+pairs and their noisy copies encoded into compact id arrays. Imports no torch.
+
+Each corpus is read up to three times, never held as text: to pick the validation pairs
+(when no --valid file is given), to sample text for SentencePiece, and to encode.
+"""
+
+from __future__ import annotations
+
+import random
+from array import array
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any
+
+from ..config import BOS, EOS, PAD, UNK, CorpusSpec, TrainConfig
+from ..errors import CorpusError
+from . import languages
+from .noise import noisy_copies
+from .reading import BUCKETS, ReadReport, bucket_of, iter_pairs, normalize, read_pairs
+from .subwords import Subwords, train_subwords
+
+Report = Callable[[str, dict[str, Any]], None]
+MIN_VALID = 10  # fewer held-out pairs than this make validation figures meaningless
+SPM_SENTENCES = 1_000_000  # text sampled for SentencePiece: plenty for 8-16k pieces
+
+
+class IdStore:
+    """Many id sequences in one flat array: 2 bytes an id instead of a Python int's 36."""
+
+    def __init__(self, *, wide: bool) -> None:
+        self.ids = array("I" if wide else "H")
+        self.starts = array("Q", [0])
+
+    def append(self, ids: list[int]) -> None:
+        self.ids.extend(ids)
+        self.starts.append(len(self.ids))
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    def __getitem__(self, i: int) -> list[int]:
+        return self.ids[self.starts[i] : self.starts[i + 1]].tolist()
+
+    def lengths(self) -> list[int]:
+        """Length of every sequence."""
+        return [b - a for a, b in zip(self.starts, self.starts[1:], strict=False)]
+
+
+@dataclass
+class ValidSet:
+    """One validation set: its text pairs and their ids."""
+
+    name: str
+    pairs: list[tuple[str, str]]
+    src: list[list[int]]
+    tgt: list[list[int]]  # output-vocabulary indices
+
+
+@dataclass
+class Prepared:
+    """Corpora turned into ids, ready for batching."""
+
+    subwords: Subwords
+    train_src: IdStore
+    train_tgt: IdStore  # output-vocabulary indices
+    sizes: list[int]  # examples per corpus, in order: corpus k follows corpora 0..k-1
+    valid: list[ValidSet]
+    tgt_pieces: list[int]  # output index -> SentencePiece id
+    stats: dict[str, Any]
+
+
+def prepare(
+    corpora: list[CorpusSpec],
+    cfg: TrainConfig,
+    *,
+    valid: list[CorpusSpec],
+    subwords: Subwords | None,
+    tgt_pieces: list[int] | None,
+    report: Report,
+    subword_trainer: Callable[..., Subwords] = train_subwords,
+    expected: tuple[str | None, str | None] = (None, None),
+) -> Prepared:
+    """Hold out validation pairs, train (or reuse) subwords, encode and filter every corpus.
+
+    `expected` is the (source, target) language the run must keep (that of --init's model).
+    """
+    direction = _direction(corpora, cfg, expected)
+    valid_sets = _read_valid(valid, corpora[0], cfg)
+    held_src = {s for v in valid_sets for s, _ in v[1]}
+    held_tgt = {t for v in valid_sets for _, t in v[1]}
+    held_pairs = set() if valid else set(valid_sets[0][1])  # taken out of corpora[0]
+    trained = subwords is None
+    if trained:
+        report("stage", {"message": f"training SentencePiece ({cfg.vocab_size:,} pieces)"})
+        texts = _subword_sample(corpora, cfg, held_src, held_tgt)
+        subwords = subword_trainer(texts, vocab_size=cfg.vocab_size, seed=cfg.seed)
+    wide = len(subwords) > 65_535
+    src_store, tgt_store = IdStore(wide=wide), IdStore(wide=wide)
+    stats, sizes = [], []
+    for k, spec in enumerate(corpora):
+        before = len(src_store)
+        held = (held_src, held_tgt, held_pairs if k == 0 else set())
+        info = _encode_corpus(k, spec, cfg, subwords, held, src_store, tgt_store)
+        sizes.append(len(src_store) - before)
+        stats.append(info)
+        report("corpus", {"stats": info})
+    if not len(src_store):
+        raise CorpusError(f"{corpora[0].path}: no pair left to train on")
+    if tgt_pieces is None:
+        seen = set(tgt_store.ids)
+        tgt_pieces = [PAD, UNK, BOS, EOS] + sorted(seen - {PAD, UNK, BOS, EOS})
+    table = array(tgt_store.ids.typecode, [UNK] * len(subwords))  # SentencePiece id -> output
+    for i, p in enumerate(tgt_pieces):
+        table[p] = i
+    tgt_store.ids = array(tgt_store.ids.typecode, map(table.__getitem__, tgt_store.ids))
+    sets = [_valid_set(name, pairs, subwords, table, cfg) for name, pairs in valid_sets]
+    summary = {
+        "languages": {"source": direction[0], "target": direction[1]},
+        "corpora": stats,
+        "valid": [{"name": v.name, "pairs": len(v.pairs)} for v in sets],
+        "vocabulary": {
+            "asked": cfg.vocab_size if trained else None,  # None: the pieces of --init/resume
+            "pieces": len(subwords),
+            "target": len(tgt_pieces),
+        },
+        "train_examples": len(src_store),
+    }
+    report("data", summary)
+    return Prepared(
+        subwords=subwords,
+        train_src=src_store,
+        train_tgt=tgt_store,
+        sizes=sizes,
+        valid=sets,
+        tgt_pieces=tgt_pieces,
+        stats=summary,
+    )
+
+
+def _valid_set(
+    name: str, pairs: list[tuple[str, str]], subwords: Subwords, table: array, cfg: TrainConfig
+) -> ValidSet:
+    """A validation set encoded: source pieces, and target pieces as output indices (`table`)."""
+    return ValidSet(
+        name=name,
+        pairs=pairs,
+        src=subwords.encode([s[: cfg.max_chars] for s, _ in pairs]),
+        tgt=[[table[p] for p in t] for t in subwords.encode([t for _, t in pairs])],
+    )
+
+
+def _direction(
+    corpora: list[CorpusSpec], cfg: TrainConfig, expected: tuple[str | None, str | None]
+) -> tuple[str | None, str | None]:
+    """The (source, target) languages the corpora's columns look like; a corpus whose
+    columns look the other way round from the rest (or from `expected`) is an error."""
+    direction = expected
+    for spec in corpora:
+        head = list(islice(_pairs(spec, cfg, ReadReport(path=spec.path)), 2000))
+        seen = (
+            languages.guess_language(languages.sample([s for s, _ in head])),
+            languages.guess_language(languages.sample([t for _, t in head])),
+        )
+        if None in seen:
+            continue
+        if None in direction:
+            direction = seen
+        elif cfg.check_columns and seen == direction[::-1] and seen[0] != seen[1]:
+            raise CorpusError(
+                f"{spec.path}: column {spec.src_col} looks {languages.name(seen[0])} and column "
+                f"{spec.tgt_col} {languages.name(seen[1])}, the other way round from "
+                f"{languages.name(direction[0])} -> {languages.name(direction[1])}: give this "
+                f"corpus --src-col {spec.tgt_col} --tgt-col {spec.src_col} "
+                "(or --no-check-columns)"
+            )
+    return direction
+
+
+def _pairs(spec: CorpusSpec, cfg: TrainConfig, report: ReadReport) -> Iterator[tuple[str, str]]:
+    """The normalised pairs of one corpus, streamed."""
+    for src, tgt in iter_pairs(
+        spec.path, report, src_col=spec.src_col, tgt_col=spec.tgt_col, max_chars=cfg.max_chars
+    ):
+        yield normalize(src), normalize(tgt)
+
+
+def _read_valid(
+    valid: list[CorpusSpec], first: CorpusSpec, cfg: TrainConfig
+) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The validation sets: the --valid files, or pairs held out of the first corpus."""
+    if valid:
+        sets = []
+        for spec in valid:
+            pairs, _ = read_pairs(spec.path, src_col=spec.src_col, tgt_col=spec.tgt_col)
+            sets.append((spec.path, [(normalize(s), normalize(t)) for s, t in pairs]))
+        return sets
+    rng = random.Random(cfg.seed)
+    reservoir: list[tuple[str, str]] = []  # a uniform sample of the corpus, in one pass
+    report = ReadReport(path=first.path)
+    for n, pair in enumerate(_pairs(first, cfg, report)):
+        if n < cfg.valid_size:
+            reservoir.append(pair)
+        elif (j := rng.randrange(n + 1)) < cfg.valid_size:
+            reservoir[j] = pair
+    _refuse_empty(report)
+    size = min(cfg.valid_size, report.kept // 10)
+    if size < MIN_VALID:
+        raise CorpusError(
+            f"{first.path}: {report.kept:,} usable pairs are too few to hold out a validation "
+            f"set of {MIN_VALID} (a tenth of the corpus); give --valid FILE or more pairs"
+        )
+    held = sorted(rng.sample(range(len(reservoir)), size))
+    return [(f"{first.path} (held out)", [reservoir[i] for i in held])]
+
+
+def _refuse_empty(report: ReadReport) -> None:
+    """A corpus with no usable pair is an error, with the reasons its lines were skipped."""
+    if not report.kept:
+        detail = f" ({report.summary()})" if report.skipped else ""
+        raise CorpusError(f"{report.path}: no usable sentence pairs{detail}")
+
+
+def _subword_sample(
+    corpora: list[CorpusSpec], cfg: TrainConfig, held_src: set[str], held_tgt: set[str]
+) -> list[str]:
+    """Source and target text to train SentencePiece on, each corpus as its weight says."""
+    texts: list[str] = []
+    for k, spec in enumerate(corpora):
+        rng = random.Random(cfg.seed * 31 + k)
+        rate = min(1.0, spec.weight)
+        for src, tgt in _pairs(spec, cfg, ReadReport(path=spec.path)):
+            if src not in held_src and tgt not in held_tgt and rng.random() < rate:
+                texts += (src, tgt)
+    if len(texts) > SPM_SENTENCES:
+        texts = random.Random(cfg.seed).sample(texts, SPM_SENTENCES)
+    return texts
+
+
+def _encode_corpus(
+    k: int,
+    spec: CorpusSpec,
+    cfg: TrainConfig,
+    subwords: Subwords,
+    held: tuple[set[str], set[str], set[tuple[str, str]]],
+    src_store: IdStore,
+    tgt_store: IdStore,
+) -> dict[str, Any]:
+    """Encode one corpus (and noisy copies of its sources) into the stores; return its counts."""
+    held_src, held_tgt, held_pairs = held  # validation sentences, pairs held out of this corpus
+    report = ReadReport(path=spec.path)
+    rng = random.Random(cfg.seed * 1_000_003 + k)
+    held_out = overlap = copies = too_long = kept = 0
+    counted: set[tuple[str, str]] = set()
+    histogram = dict.fromkeys((name for name, _, _ in BUCKETS), 0)  # source words
+    chunk: list[tuple[str, str]] = []
+    pairs = _pairs(spec, cfg, report)
+    while True:
+        chunk = list(islice(pairs, 20_000))
+        if not chunk:
+            break
+        fresh = [(s, t) for s, t in chunk if s not in held_src and t not in held_tgt]
+        first_seen = {p for p in chunk if p in held_pairs} - counted if held_pairs else set()
+        counted |= first_seen
+        held_out += len(first_seen)  # repeats of a held-out pair count as overlapping
+        overlap += len(chunk) - len(fresh) - len(first_seen)
+        for s, _ in fresh:
+            histogram[bucket_of(s)] += 1
+        noisy = noisy_copies(fresh, share=cfg.noise_share, rng=rng)
+        copies += len(noisy)
+        both = fresh + noisy
+        src_ids = subwords.encode([s for s, _ in both])
+        tgt_ids = subwords.encode([t for _, t in both])
+        for s, t in zip(src_ids, tgt_ids, strict=True):
+            if len(s) < cfg.max_pieces and len(t) < cfg.max_pieces:
+                src_store.append(s)
+                tgt_store.append(t)
+                kept += 1
+            else:
+                too_long += 1
+    _refuse_empty(report)
+    return {
+        "corpus": spec.path,
+        "weight": spec.weight,
+        "lines": report.lines,
+        "pairs_read": report.kept,
+        "skipped": dict(report.skipped),
+        "skipped_first_line": dict(report.first_line),
+        "held_out": held_out,
+        "dropped_overlapping_valid": overlap,
+        "noisy_copies": copies,
+        "dropped_too_many_pieces": too_long,
+        "train_examples": kept,
+        "per_epoch": round(kept * spec.weight),
+        "length_histogram": histogram,
+    }

@@ -1,0 +1,1 @@
+"""From a trained model to text: search, the Translator, and the rules around the search."""

@@ -1,0 +1,241 @@
+"""Text in, translations out: a loaded model with its tokenizer, ready to decode."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, overload
+
+import torch
+
+from ..checkpoint import EMBEDDED, load_model
+from ..config import StoredConfig
+from ..data.reading import normalize
+from ..data.subwords import EOS_PIECE, Subwords
+from ..model.int8 import quantize
+from ..model.seq2seq import Seq2Seq
+from .alignment import word_alignment, word_level
+from .articles import agree
+from .letters import fold, write_back, write_back_pieces
+from .parts import PART_PIECES, split
+from .search import Hypothesis, translate_ids
+
+
+@dataclass(frozen=True)
+class Translation:
+    """One translated sentence, with everything needed to show how it was made."""
+
+    source: str
+    text: str
+    score: float  # log-probability per output piece
+    src_tokens: list[str]  # source pieces, then </s>
+    tgt_tokens: list[str]  # output pieces, then </s>
+    weights: list[list[float]]  # attention: one row per tgt token, one column per src token
+    truncated: bool = False  # the source was longer than the model takes and was cut
+    # the model's own pieces, when a rule after the search changed them (articles.py: a/an;
+    # letters.py: letters written back, so tgt_tokens may hold pieces the vocabulary lacks);
+    # the weights are from the model's pieces; else empty
+    model_tokens: list[str] = field(default_factory=list)
+    parts: int = 1  # a long line is translated in parts, joined (parts.py)
+
+    @property
+    def has_attention(self) -> bool:
+        """False for `--attention none` models: their one column is the single context vector."""
+        return bool(self.weights) and len(self.weights[0]) == len(self.src_tokens)
+
+    @property
+    def alignment(self) -> list[tuple[int, int]]:
+        """Word alignment: (source word, target word) index pairs, in Pharaoh order."""
+        if not self.has_attention:
+            return []
+        return word_alignment(self.src_tokens, self.tgt_tokens, self.weights)
+
+    @property
+    def word_attention(self) -> tuple[list[str], list[str], list[list[float]]]:
+        """Attention between words, not pieces: (source words, target words, weights)."""
+        if not self.has_attention:
+            return [], [], []
+        return word_level(self.src_tokens, self.tgt_tokens, self.weights)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON-ready form written by `--format jsonl`."""
+        return {
+            "source": self.source,
+            "translation": self.text,
+            "score": round(self.score, 4),
+            "src_tokens": self.src_tokens,
+            "tgt_tokens": self.tgt_tokens,
+            "attention": [[round(w, 4) for w in row] for row in self.weights],
+            "model_tokens": self.model_tokens,
+            "parts": self.parts,
+        }
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input line as the model takes it: cleaned, cut to its limit, long ones in parts."""
+
+    text: str  # normalised, and cut to the model's max_chars: the line as the user gave it
+    parts: list[tuple[str, list[int]]]  # (text as read, source ids) each; most lines: one
+    truncated: bool  # the line was longer than max_chars
+    given: dict[str, str]  # words with letters the model has no piece for: read -> as given
+
+
+class Translator:
+    """A model, its subwords and its limits; translate() is the one thing it does."""
+
+    def __init__(
+        self, *, model: Seq2Seq, subwords: Subwords, config: StoredConfig, device: torch.device
+    ) -> None:
+        self.model = model
+        self.subwords = subwords
+        self.config = config
+        self.device = device
+        self.max_chars = config.training.max_chars  # the limits the model was trained within
+        self.max_pieces = config.training.max_pieces
+        self.part_pieces = min(self.max_pieces, PART_PIECES)  # longer lines: in parts
+        self.tgt_pieces = model.tgt_pieces.tolist()
+        self.english = config.languages[1] == "en"  # articles.agree is for English only
+
+    @classmethod
+    def load(
+        cls,
+        directory: str | Path | None = None,
+        *,
+        device: torch.device | None = None,
+        quantized: bool = True,
+    ) -> Translator:
+        """Load a model directory (the embedded one by default); int8 on CPU unless told not to."""
+        device = device or torch.device("cpu")
+        model, subwords, config = load_model(EMBEDDED if directory is None else directory)
+        if device.type == "cpu" and quantized:
+            model = quantize(model)
+        return cls(model=model.to(device), subwords=subwords, config=config, device=device)
+
+    def prepare(self, texts: list[str]) -> list[Source]:
+        """Clean source lines, cut them to the model's limit and the long ones into parts."""
+        cleaned = [normalize(t) for t in texts]
+        cut = [t[: self.max_chars] for t in cleaned]
+        folded = [fold(t, self.subwords.knows) for t in cut]  # letters.py
+        # one call for all: SentencePiece spends ~60 us per call on 1-line batches
+        encoded = self.subwords.encode([read for read, _ in folded])
+        return [
+            Source(
+                text=text,
+                parts=[(read, ids)] if len(ids) <= self.part_pieces else self._parts(read),
+                truncated=len(whole) > len(text),
+                given=given,
+            )
+            for whole, text, (read, given), ids in zip(cleaned, cut, folded, encoded, strict=True)
+        ]
+
+    def unreadable(self, text: str) -> list[str]:
+        """Runs of characters the model reads as nothing: no piece, and no base letter with one."""
+        return self.subwords.unknown(fold(text, self.subwords.knows)[0])
+
+    def _parts(self, text: str) -> list[tuple[str, list[int]]]:
+        """A long line cut into parts of at most part_pieces (parts.split), with their pieces."""
+
+        def fits(part: str) -> bool:
+            return len(self.subwords.encode([part])[0]) <= self.part_pieces
+
+        pieces = split(text, fits)
+        return list(zip(pieces, self.subwords.encode(pieces), strict=True))
+
+    @overload
+    def translate(self, texts: str, *, beam: int = ..., batch_size: int = ...) -> Translation: ...
+    @overload
+    def translate(
+        self, texts: Sequence[str], *, beam: int = ..., batch_size: int = ...
+    ) -> list[Translation]: ...
+    def translate(
+        self, texts: str | Sequence[str], *, beam: int = 5, batch_size: int = 64
+    ) -> Translation | list[Translation]:
+        """Translate one sentence (a str) or each of a list of them; blank gives empty.
+
+        A sentence's translation never depends on the others translated with it.
+        """
+        if isinstance(texts, str):
+            return self.translate([texts], beam=beam, batch_size=batch_size)[0]
+        if not isinstance(texts, Sequence) or not all(isinstance(t, str) for t in texts):
+            raise TypeError(
+                f"translate() takes a str (one sentence) or a list of str, not {_describe(texts)}"
+            )
+        if beam < 1 or batch_size < 1:
+            raise ValueError(f"beam and batch_size must be at least 1, not {beam} and {batch_size}")
+        lines = self.prepare(texts)
+        todo = [(n, text, ids) for n, line in enumerate(lines) for text, ids in line.parts if ids]
+        hyps = translate_ids(
+            self.model, [ids for _, _, ids in todo], beam=beam, batch_size=batch_size
+        )
+        done: list[list[Translation]] = [[] for _ in lines]
+        for (n, text, ids), hyp in zip(todo, hyps, strict=True):
+            done[n].append(self._translation(text, ids, hyp, lines[n].given))
+        return [
+            joined(line.text, found, truncated=line.truncated)
+            for line, found in zip(lines, done, strict=True)
+        ]
+
+    def _translation(
+        self, text: str, ids: list[int], hyp: Hypothesis, given: dict[str, str]
+    ) -> Translation:
+        """One sentence's Translation from its search result, the rules after it applied."""
+        own = self.subwords.pieces([self.tgt_pieces[t] for t in hyp.tokens])
+        agreed = agree(own) if self.english else own  # articles.py
+        pieces = write_back_pieces(agreed, given)  # letters.py
+        return Translation(
+            source=text,
+            text=write_back(self.subwords.text(agreed), given),
+            score=hyp.score,
+            src_tokens=self.subwords.pieces(ids) + [EOS_PIECE],
+            tgt_tokens=pieces + [EOS_PIECE],
+            weights=[row[: len(ids) + 1] for row in hyp.weights],
+            model_tokens=own + [EOS_PIECE] if pieces != own else [],
+        )
+
+
+def joined(source: str, parts: list[Translation], *, truncated: bool) -> Translation:
+    """The translations of a line's parts as one: pieces end to end, attention block by block.
+
+    A part's own </s> is not shown: its row is dropped (the last part's stays) and the weight
+    on its </s> column goes to the line's </s>, so each row still sums to one.
+    """
+    if len(parts) < 2:
+        one = parts[0] if parts else Translation(source, "", 0.0, [], [], [])
+        return dataclasses.replace(one, source=source, truncated=truncated)
+    src = [p for part in parts for p in part.src_tokens[:-1]] + [EOS_PIECE]
+    tgt = [p for part in parts for p in part.tgt_tokens[:-1]] + [EOS_PIECE]
+    own = [p for part in parts for p in (part.model_tokens or part.tgt_tokens)[:-1]] + [EOS_PIECE]
+    weights, offset = [], 0
+    for k, part in enumerate(parts):
+        width = len(part.src_tokens) - 1  # this part's pieces, without its </s>
+        for row in part.weights[: None if k == len(parts) - 1 else -1]:
+            if not part.has_attention:  # --attention none: one column, the context vector
+                weights.append(row)
+                continue
+            full = [0.0] * len(src)  # (src_len,)
+            full[offset : offset + width], full[-1] = row[:width], row[width]
+            weights.append(full)
+        offset += width
+    lengths = [len(part.tgt_tokens) for part in parts]
+    return Translation(
+        source=source,
+        text=" ".join(part.text for part in parts if part.text),
+        score=sum(p.score * n for p, n in zip(parts, lengths, strict=True)) / sum(lengths),
+        src_tokens=src,
+        tgt_tokens=tgt,
+        weights=weights,
+        truncated=truncated,
+        parts=len(parts),
+        model_tokens=own if own != tgt else [],
+    )
+
+
+def _describe(value: Any) -> str:
+    """A value's type for an error message; for a sequence, also its first non-str item's."""
+    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+        bad = next(v for v in value if not isinstance(v, str))
+        return f"{type(value).__name__} holding {type(bad).__name__} {bad!r:.40}"
+    return type(value).__name__

@@ -1,0 +1,120 @@
+"""The decoder: previous target piece -> RNN state h_t -> attention -> [h_t; c_t] -> vocabulary.
+
+By default attention comes *after* the RNN step and nothing from it is fed back into the
+RNN, so with teacher forcing the RNN runs over the whole target in one call and attention
+for all steps is one batched matmul: no Python loop over time in training.
+
+With input feeding (Luong et al. 2015, `--input-feed`) step t's RNN also reads step t-1's
+attentional vector tanh(W [h; c]), so the RNN knows what the last step attended to. Each
+step then needs the one before: training loops over time, one step at a time.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ..config import PAD
+from .attention import Attention
+from .dropout import Dropout
+from .encoder import RNNS
+
+# GRU: h; LSTM: (h, c); with input feeding the last attentional vector is appended: (h, feed)
+# or (h, c, feed), each (layers or 1, rows, hidden), so beams select all parts alike
+State = torch.Tensor | tuple[torch.Tensor, ...]
+
+
+class Decoder(nn.Module):
+    """Turns target prefixes and encoder states into next-piece logits and attention weights."""
+
+    def __init__(
+        self,
+        *,
+        vocab: int,
+        embed: int,
+        hidden: int,
+        layers: int,
+        cell: str,
+        attention: str,
+        dropout: float,
+        input_feed: bool,
+    ) -> None:
+        super().__init__()
+        self.input_feed = input_feed
+        self.embedding = nn.Embedding(vocab, embed, padding_idx=PAD)
+        self.dropout = Dropout(dropout)
+        self.rnn = RNNS[cell](
+            embed + (hidden if input_feed else 0),
+            hidden,
+            num_layers=layers,
+            batch_first=True,
+            dropout=dropout if layers > 1 else 0.0,
+        )
+        self.attention = Attention(kind=attention, hidden=hidden)
+        self.combine = nn.Linear(2 * hidden, hidden)  # the feed-forward layer over [h_t; c_t]
+        self.out = nn.Linear(hidden, vocab)
+
+    def forward(
+        self, tgt_in: torch.Tensor, state: State, encoder_states: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, State]:
+        """Run every target step (teacher forcing); return (logits, weights, last state)."""
+        _, attentional, weights, state = self.run(tgt_in, state, encoder_states, mask)
+        return self.out(self.dropout(attentional)), weights, state  # (batch, tgt_len, vocab)
+
+    def run(
+        self, tgt_in: torch.Tensor, state: State, encoder_states: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, State]:
+        """Every target step: (RNN states h, attentional vectors, weights, last state)."""
+        embedded = self.dropout(self.embedding(tgt_in))  # (batch, tgt_len, embed)
+        if not self.input_feed:  # all steps in one RNN call and one attention matmul
+            h, state = self.rnn(embedded, state)  # (batch, tgt_len, hidden)
+            attentional, weights = self.attend(h, encoder_states, mask)
+            return h, attentional, weights, state
+        steps = []
+        for t in range(tgt_in.size(1)):  # input feeding: step t reads step t-1's output
+            *outputs, state = self.rnn_step(embedded[:, t : t + 1], state, encoder_states, mask)
+            steps.append(outputs)
+        # (batch, tgt_len, hidden), (batch, tgt_len, hidden), (batch, tgt_len, src_len)
+        h, attentional, weights = (torch.cat(parts, dim=1) for parts in zip(*steps, strict=True))
+        return h, attentional, weights, state
+
+    def step(
+        self, prev: torch.Tensor, state: State, encoder_states: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, State]:
+        """One decoding step for rows of previous pieces: (logits, weights, new state)."""
+        embedded = self.dropout(self.embedding(prev))[:, None]  # (rows, 1, embed)
+        _, attentional, weights, state = self.rnn_step(embedded, state, encoder_states, mask)
+        logits = self.out(self.dropout(attentional))  # (rows, 1, vocab)
+        return logits[:, 0], weights[:, 0], state  # (rows, vocab), (rows, src_len)
+
+    def rnn_step(
+        self, embedded: torch.Tensor, state: State, encoder_states: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, State]:
+        """One RNN step and its attention: (h, attentional, weights, new state), each (rows, 1, .).
+
+        The rows may be k beams per sentence (sentence-major) over one encoder row each:
+        the k beams then attend like k query steps, sharing their sentence's states
+        instead of k copies of them.
+        """
+        if self.input_feed:
+            *rnn_state, feed = state  # feed: (1, rows, hidden)
+            state = rnn_state[0] if len(rnn_state) == 1 else tuple(rnn_state)
+            embedded = torch.cat([embedded, feed.transpose(0, 1)], dim=-1)  # (rows, 1, E + H)
+        h, state = self.rnn(embedded, state)  # (rows, 1, hidden)
+        sentences = encoder_states.size(0)
+        queries = h.view(sentences, -1, h.size(-1))  # (sentences, beams, hidden)
+        attentional, weights = self.attend(queries, encoder_states, mask)
+        attentional = attentional.reshape(h.shape)  # (rows, 1, hidden)
+        weights = weights.reshape(h.size(0), 1, -1)  # (rows, 1, src_len)
+        if self.input_feed:  # fed before dropout, in training as in decoding
+            parts = state if isinstance(state, tuple) else (state,)
+            state = (*parts, attentional.transpose(0, 1))  # feed: (1, rows, hidden)
+        return h, attentional, weights, state
+
+    def attend(
+        self, h: torch.Tensor, encoder_states: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Attention and the feed-forward layer over decoder states h: (attentional, weights)."""
+        context, weights = self.attention(h, encoder_states, mask)  # (batch, tgt_len, hidden)
+        attentional = torch.tanh(self.combine(torch.cat([h, context], dim=-1)))
+        return attentional, weights  # (batch, tgt_len, hidden), (batch, tgt_len, src_len)

@@ -1,0 +1,133 @@
+"""Wires encoder, bridge and decoder into one model: the whole of s2a's neural network."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+from torch import nn
+
+from ..config import BOS, PAD, ModelConfig
+from .decoder import Decoder, State
+from .encoder import Encoder
+
+
+class Encoded(NamedTuple):
+    """What the decoder needs from the source, for every decoding step."""
+
+    states: torch.Tensor  # (batch, src_len, hidden); (batch, 1, hidden) for attention "none"
+    mask: torch.Tensor  # (batch, src_len) True on real pieces
+    init: State  # the decoder's first state, bridged from the encoder's final states
+
+
+class Seq2Seq(nn.Module):
+    """Bidirectional RNN encoder + attentional RNN decoder."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.config = config
+        c = config
+        self.encoder = Encoder(
+            vocab=c.src_vocab,
+            embed=c.embed,
+            hidden=c.hidden,
+            layers=c.layers,
+            cell=c.cell,
+            dropout=c.dropout,
+        )
+        self.bridge = nn.Linear(c.hidden, c.hidden)  # encoder summary -> decoder's first state
+        self.decoder = Decoder(
+            vocab=c.tgt_vocab,
+            embed=c.embed,
+            hidden=c.hidden,
+            layers=c.layers,
+            cell=c.cell,
+            attention="dot" if c.attention == "none" else c.attention,
+            dropout=c.dropout,
+            input_feed=c.input_feed,
+        )
+        # output index -> SentencePiece id; the output layer covers target-side pieces only
+        self.register_buffer("tgt_pieces", torch.arange(c.tgt_vocab), persistent=True)
+
+    def encode(self, src: torch.Tensor, src_lengths: torch.Tensor) -> Encoded:
+        """Encode a padded source batch."""
+        states, final = self.encoder(src, src_lengths)  # (batch, src_len, hidden)
+        h0 = torch.tanh(self.bridge(final))  # (layers, batch, hidden)
+        init: State = (h0, torch.zeros_like(h0)) if self.config.cell == "lstm" else h0
+        if self.config.input_feed:  # nothing attended before the first step
+            feed = torch.zeros_like(h0[-1:])  # (1, batch, hidden)
+            init = (*init, feed) if isinstance(init, tuple) else (init, feed)
+        if self.config.attention == "none":
+            # the classic bottleneck: the decoder sees one vector, the top layer's summary;
+            # attending over a single state gives it weight 1 at every step
+            states = final[-1].unsqueeze(1)  # (batch, 1, hidden)
+            mask = torch.ones(src.size(0), 1, dtype=torch.bool, device=src.device)
+        else:
+            mask = (
+                torch.arange(src.size(1), device=src.device) < src_lengths.to(src.device)[:, None]
+            )
+        return Encoded(states=states, mask=mask, init=init)
+
+    def forward(
+        self, src: torch.Tensor, src_lengths: torch.Tensor, tgt_in: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Teacher-forced logits (batch, tgt_len, vocab) and weights (batch, tgt_len, src_len)."""
+        encoded = self.encode(src, src_lengths)
+        logits, weights, _ = self.decoder(tgt_in, encoded.init, encoded.states, encoded.mask)
+        return logits, weights
+
+    def step(
+        self, prev: torch.Tensor, state: State, encoded: Encoded
+    ) -> tuple[torch.Tensor, torch.Tensor, State]:
+        """Log-probabilities of the next piece for each row, its attention, and the new state.
+
+        Rows are k beams per encoded sentence when there are k times more of them.
+        """
+        logits, weights, state = self.decoder.step(prev, state, encoded.states, encoded.mask)
+        return output_log_probs(logits), weights, state
+
+
+def output_log_probs(logits: torch.Tensor) -> torch.Tensor:
+    """Log-softmax over the output vocabulary; PAD and BOS can never be produced."""
+    logits = logits.float()
+    logits[..., PAD] = float("-inf")
+    logits[..., BOS] = float("-inf")
+    return torch.log_softmax(logits, dim=-1)
+
+
+def select_state(state: State, index: torch.Tensor) -> State:
+    """Keep (and reorder) the batch rows `index` of a decoder state."""
+    if isinstance(state, tuple):
+        return tuple(s.index_select(1, index) for s in state)  # type: ignore[return-value]
+    return state.index_select(1, index)  # (layers, len(index), hidden)
+
+
+def select_encoded(encoded: Encoded, index: torch.Tensor) -> Encoded:
+    """Keep (and reorder) the batch rows `index` of an encoded source."""
+    return Encoded(
+        states=encoded.states.index_select(0, index),  # (len(index), src_len, hidden)
+        mask=encoded.mask.index_select(0, index),  # (len(index), src_len)
+        init=select_state(encoded.init, index),
+    )
+
+
+def state_size(c: ModelConfig) -> int:
+    """Numbers in a model's state (parameters and the tgt_pieces buffer), from its config alone."""
+    gates = 3 if c.cell == "gru" else 4
+
+    def rnn(inp: int, size: int, directions: int) -> int:
+        first = gates * size * (inp + size + 2)  # weights over input and state, two biases
+        rest = gates * size * (size * directions + size + 2)
+        return directions * (first + (c.layers - 1) * rest)
+
+    attention = {"general": c.hidden**2, "additive": 2 * c.hidden**2 + 2 * c.hidden}
+    return (
+        c.src_vocab * c.embed + rnn(c.embed, c.hidden // 2, 2)  # encoder
+        + c.hidden * c.hidden + c.hidden  # bridge
+        + c.tgt_vocab * c.embed
+        + rnn(c.embed + (c.hidden if c.input_feed else 0), c.hidden, 1)  # decoder RNN
+        + attention.get(c.attention, 0)
+        + 2 * c.hidden * c.hidden + c.hidden  # combine [h_t; c_t]
+        + c.hidden * c.tgt_vocab + c.tgt_vocab  # output layer
+        + c.tgt_vocab  # tgt_pieces
+    )  # fmt: skip

@@ -1,0 +1,1 @@
+"""A training run: its start and resume, the loop, the loss, validation, several processes."""

@@ -1,0 +1,240 @@
+"""Training: corpora -> subwords -> batches -> teacher-forced steps -> validated checkpoints.
+
+The story in four parts: `start_run` (run.py: a fresh run, one from --init, or a stored one
+resumed), `train_epoch` (the steps of one epoch), `end_epoch` (validate, keep the best, decay
+the lr, decide to stop) and `train`, which wires them. Progress goes to a
+`report(event, info)` callback; this module never prints.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from .. import checkpoint as ckpt
+from ..config import BOS, EOS, CorpusSpec, TrainConfig
+from ..data.batching import Batch, batch_plan, epoch_examples, make_batch
+from ..data.corpus import Report
+from ..data.subwords import train_subwords
+from ..errors import Interrupted, TrainingError
+from . import distributed
+from .loss import label_smoothed_loss
+from .run import Run, RunState, autocast, out_resume, start_run
+from .validation import probe_attention, validate
+
+__all__ = ["Interrupted", "RunState", "TrainingError", "train"]
+
+
+def train(
+    *,
+    corpora: list[CorpusSpec],
+    out: Path,
+    model_options: dict[str, Any],
+    cfg: TrainConfig,
+    valid: list[CorpusSpec] | None = None,
+    resume: bool = False,
+    init: Path | None = None,
+    device: torch.device,
+    report: Report,
+    subword_trainer=train_subwords,
+) -> RunState:
+    """Train a model into `out` (or continue the one there with resume); return its state.
+
+    Under torchrun every rank calls this: rank 0 trains the subwords, validates, reports and
+    writes; each rank takes its own share of every epoch's batches.
+    """
+    out = Path(out)
+    main = distributed.rank() == 0
+    report = report if main else _silent
+    run = start_run(
+        corpora=corpora, valid=valid or [], out=out, model_options=model_options, cfg=cfg,
+        resume=resume, init=init, device=device, report=report,
+        subword_trainer=subword_trainer,
+    )  # fmt: skip
+    lengths = list(zip(run.data.train_src.lengths(), run.data.train_tgt.lengths(), strict=True))
+    history_path = out / ckpt.HISTORY
+    history = ckpt.read_json(history_path)["epochs"] if resume and history_path.exists() else []
+    probe = cfg.probe or run.data.valid[0].pairs[0][0]
+    clock = (time.monotonic(), run.state.train_seconds)  # (start, trained before this process)
+    shards = [0.0] * (2 * distributed.world())  # per rank: examples trained on, their index sum
+    stop = ""
+    while not stop and run.state.epoch < cfg.epochs:
+        stop, done, tok_per_s = train_epoch(run, lengths, clock, shards, report)
+        if main:
+            stop = end_epoch(run, done, tok_per_s, stop, report)
+            history.append({"epoch": done, **probe_attention(run.model, run.data, probe)})
+            ckpt.write_json(history_path, {"probe": probe, "epochs": history})
+        # rank 0 decided; every rank follows (same stop, same learning rate)
+        stop, lr = distributed.broadcast((stop, run.optimizer.param_groups[0]["lr"]))
+        for group in run.optimizer.param_groups:
+            group["lr"] = lr
+    shards = distributed.all_sum(shards, device)
+    run.state.shards = [
+        {"examples": int(shards[2 * r]), "index_sum": int(shards[2 * r + 1])}
+        for r in range(distributed.world())
+    ]
+    if main:
+        run.write_config()
+    report(
+        "done", {"reason": stop or f"trained {cfg.epochs} epochs", **dataclasses.asdict(run.state)}
+    )
+    return run.state
+
+
+def train_epoch(
+    run: Run,
+    lengths: list[tuple[int, int]],
+    clock: tuple[float, float],
+    shards: list[float],
+    report: Report,
+) -> tuple[str, float, float]:
+    """Train the rest of the current epoch; return (why to stop or '', epochs done, tok/s)."""
+    cfg, state = run.cfg, run.state
+    rank, world = distributed.rank(), distributed.world()
+    plan = _epoch_plan(run, lengths, world, report)
+    window_tokens, window_start = 0, time.monotonic()
+    stop = ""
+    try:
+        while not stop and state.position < len(plan):
+            index = plan[state.position + rank]  # this rank's shard of the step
+            batch = make_batch(run.data.train_src, run.data.train_tgt, index, bos=BOS, eos=EOS)
+            shards[2 * rank] += len(index)
+            shards[2 * rank + 1] += sum(index)
+            out_of_time = bool(cfg.max_time) and time.monotonic() - clock[0] >= cfg.max_time * 60
+            loss, tokens, stop_votes = _step(
+                run.net, run.optimizer, batch, cfg, run.device, out_of_time
+            )
+            state.position += world
+            if loss is None:
+                state.nan_steps += 1
+                report("nan", {"step": state.step, "count": state.nan_steps})
+                if state.nan_steps > 20:
+                    raise TrainingError(
+                        "loss was NaN or infinite in more than 20 steps; try a lower --lr"
+                    )
+                continue
+            state.step += 1
+            window_tokens += tokens
+            now = time.monotonic()
+            state.train_seconds = clock[1] + now - clock[0]
+            report("step", {
+                "step": state.step, "position": state.position, "batches": len(plan), "loss": loss,
+                "tok_per_s": window_tokens / max(now - window_start, 1e-9),
+                "lr": run.optimizer.param_groups[0]["lr"],
+            })  # fmt: skip
+            if rank == 0 and state.step % cfg.save_every == 0:
+                _save_resume(run)
+            if cfg.max_steps and state.step >= cfg.max_steps:
+                stop = f"reached --max-steps {cfg.max_steps}"
+            elif stop_votes:
+                stop = f"reached --max-time {cfg.max_time:g} minutes"
+    except KeyboardInterrupt:
+        if rank == 0:
+            _save_resume(run)
+        raise Interrupted(f"interrupted at step {state.step}; continue with --resume") from None
+    done = state.epoch + state.position / len(plan)  # epochs trained, as a fraction
+    if state.position >= len(plan):
+        state.epoch, state.position = state.epoch + 1, 0
+    return stop, done, window_tokens / max(time.monotonic() - window_start, 1e-9)  # training only
+
+
+def _epoch_plan(
+    run: Run, lengths: list[tuple[int, int]], world: int, report: Report
+) -> list[list[int]]:
+    """The current epoch's batches, a whole number per rank, announced in a report."""
+    cfg, state = run.cfg, run.state
+    examples = epoch_examples(
+        run.data.sizes, [c.weight for c in run.corpora], seed=cfg.seed, epoch=state.epoch
+    )
+    plan = batch_plan(
+        lengths, examples, batch_tokens=cfg.batch_tokens, seed=cfg.seed, epoch=state.epoch
+    )
+    plan = plan[: len(plan) - len(plan) % world]  # every rank takes one batch per step
+    limits = [f"--max-steps {cfg.max_steps}"] * bool(cfg.max_steps) + [
+        f"--max-time {cfg.max_time:g} min"
+    ] * bool(cfg.max_time)
+    report("epoch", {"epoch": state.epoch + 1, "epochs": cfg.epochs, "batches": len(plan),
+                     "position": state.position, "limited": " or ".join(limits)})  # fmt: skip
+    return plan
+
+
+def _save_resume(run: Run) -> None:
+    """Write the resume checkpoint: weights, optimizer and where the run is."""
+    ckpt.save_resume(out_resume(run.out), run.model, run.optimizer, dataclasses.asdict(run.state))
+
+
+def end_epoch(run: Run, done: float, tok_per_s: float, stop: str, report: Report) -> str:
+    """Validate, keep the best model, decay the lr on a plateau; return why to stop or ''."""
+    metrics = validate(run.model, run.data, run.device)
+    metrics.update(
+        epoch=round(done, 4), step=run.state.step, lr=run.optimizer.param_groups[0]["lr"],
+        tok_per_s=tok_per_s,
+    )  # fmt: skip
+    verdict = _after_validation(run, metrics)  # always: it keeps the best weights
+    stop = stop or verdict
+    run.state.epochs.append({k: v for k, v in metrics.items() if k != "samples"})
+    run.save()
+    report("validated", {**metrics, "best": run.state.best_bleu, "stop": stop})
+    return stop
+
+
+def _after_validation(run: Run, metrics: dict[str, Any]) -> str:
+    """Keep the best model, decay the lr on a plateau, and say why to stop ('' to go on)."""
+    cfg, state, groups = run.cfg, run.state, run.optimizer.param_groups
+    bleu = metrics["valid_bleu"]
+    if state.best_bleu is None or bleu > state.best_bleu:
+        state.best_bleu, state.bad_epochs, state.lr_bad_epochs = bleu, 0, 0
+        ckpt.save_weights(run.out / ckpt.WEIGHTS, run.model)
+        metrics["saved"] = True
+        return ""
+    state.bad_epochs += 1
+    state.lr_bad_epochs += 1
+    if state.lr_bad_epochs >= cfg.lr_patience:
+        state.lr_bad_epochs = 0
+        for group in groups:
+            group["lr"] *= cfg.lr_decay
+    if state.bad_epochs >= cfg.patience:
+        return f"early stopping: no better validation BLEU for {cfg.patience} validations"
+    if groups[0]["lr"] < cfg.min_lr:
+        return f"learning rate fell below {cfg.min_lr:g}"
+    return ""
+
+
+def _step(
+    net: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    batch: Batch,
+    cfg: TrainConfig,
+    device: torch.device,
+    out_of_time: bool,
+) -> tuple[float | None, int, bool]:
+    """One teacher-forced step; returns (loss or None if not finite, tokens, stop vote).
+
+    Ranks agree before updating: if any rank's loss is not finite, every rank skips the
+    update (otherwise the others would wait forever in the gradient all-reduce).
+    """
+    with autocast(device, cfg.amp):
+        logits, _ = net(batch.src.to(device), batch.src_lengths, batch.tgt_in.to(device))
+    tokens = batch.tgt_tokens
+    loss = label_smoothed_loss(logits, batch.tgt_out.to(device), cfg.label_smoothing) / tokens
+    finite = bool(torch.isfinite(loss))
+    world = distributed.world()
+    ok, tokens_all, votes = distributed.all_sum([float(finite), tokens, float(out_of_time)], device)
+    if ok < world:
+        optimizer.zero_grad(set_to_none=True)
+        return None, 0, votes > 0
+    loss.backward()
+    if not torch.isfinite(torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.clip)):
+        optimizer.zero_grad(set_to_none=True)  # a NaN gradient would poison every weight
+        return None, 0, votes > 0
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss.item(), int(tokens_all), votes > 0
+
+
+def _silent(event: str, info: dict[str, Any]) -> None:
+    """The report callback of ranks other than 0."""

@@ -1,0 +1,47 @@
+"""Checks on a model directory before training writes to it. Imports no torch."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ..errors import TrainingError
+
+CONFIG = "config.json"
+
+
+def check_out(out: Path) -> None:
+    """Refuse to start when the output directory cannot take a model (checked before training)."""
+    if (out / CONFIG).exists():
+        raise TrainingError(f"{out}: already holds a model; use --resume, or another --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        _write_test(out)
+    except OSError as err:
+        raise TrainingError(f"{out}: cannot write there ({err.strerror or err})") from None
+
+
+def check_space(out: Path, params: int, *, resume: bool) -> None:
+    """Refuse to start when `out` cannot take the files training will write (a full disk)."""
+    # fp16 weights (2 bytes) + resume state (fp32 weights and two Adam moments: 12), and the
+    # temporary copy each atomic write makes; a resumed run already holds one of each
+    need = params * (14 if resume else 28)
+    try:
+        _write_test(out)
+        free = shutil.disk_usage(out).free
+    except OSError as err:
+        raise TrainingError(f"{out}: cannot write there ({err.strerror or err})") from None
+    if free < need:
+        raise TrainingError(
+            f"{out}: {free / 1e6:.1f} MB free, training needs about {need / 1e6:.1f} MB; "
+            "free some space or choose another --out"
+        )
+
+
+def _write_test(out: Path) -> None:
+    """Write and remove a small file, as the checkpoints will be written."""
+    test = out / ".write-test"
+    tmp = out / ".write-test.tmp"
+    tmp.write_bytes(b"ok")
+    tmp.replace(test)
+    test.unlink()

@@ -1,0 +1,82 @@
+"""Validation during training: loss, greedy BLEU/chrF per validation set, the probe's attention."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import sacrebleu
+import torch
+
+from ..config import BOS, EOS
+from ..data.batching import make_batch
+from ..data.corpus import Prepared, ValidSet
+from ..data.subwords import EOS_PIECE
+from ..decoding.articles import agree
+from ..decoding.search import translate_ids
+from ..model.seq2seq import Seq2Seq
+from .loss import label_smoothed_loss
+
+
+def validate(model: Seq2Seq, data: Prepared, device: torch.device) -> dict[str, Any]:
+    """Figures of every validation set, their means (what keeps the best model) and samples."""
+    model.eval()
+    with torch.inference_mode():
+        sets = [_validate_one(model, data, v, device) for v in data.valid]
+    model.train()
+    mean = {key: sum(s[key] for s in sets) / len(sets) for key in ("loss", "bleu", "chrf")}
+    return {
+        "valid_loss": mean["loss"],
+        "valid_ppl": math.exp(min(mean["loss"], 50)),
+        "valid_bleu": mean["bleu"],
+        "valid_chrf": mean["chrf"],
+        "sets": [{k: v for k, v in s.items() if k != "samples"} for s in sets],
+        "samples": [sample for s in sets for sample in s["samples"][: 3 if len(sets) == 1 else 1]],
+    }
+
+
+def _validate_one(
+    model: Seq2Seq, data: Prepared, valid: ValidSet, device: torch.device
+) -> dict[str, Any]:
+    """Loss (no smoothing), perplexity, greedy BLEU and chrF of one validation set."""
+    total, tokens = 0.0, 0
+    index = list(range(len(valid.src)))
+    for start in range(0, len(index), 64):
+        batch = make_batch(valid.src, valid.tgt, index[start : start + 64], bos=BOS, eos=EOS)
+        logits, _ = model(batch.src.to(device), batch.src_lengths, batch.tgt_in.to(device))
+        total += float(label_smoothed_loss(logits, batch.tgt_out.to(device), 0.0))
+        tokens += batch.tgt_tokens
+    hyps = translate_ids(model, valid.src, beam=1, batch_size=128)
+    pieces = model.tgt_pieces.tolist()
+    own = [data.subwords.pieces([pieces[t] for t in h.tokens]) for h in hyps]
+    english = data.stats["languages"]["target"] == "en"  # as s2a translate writes it
+    texts = [data.subwords.text(agree(p) if english else p) for p in own]
+    refs = [t for _, t in valid.pairs]
+    loss = total / max(tokens, 1)
+    return {
+        "name": valid.name,
+        "loss": loss,
+        "ppl": math.exp(min(loss, 50)),
+        "bleu": sacrebleu.corpus_bleu(texts, [refs]).score,
+        "chrf": sacrebleu.corpus_chrf(texts, [refs]).score,
+        "samples": [
+            {"source": s, "reference": r, "hypothesis": h}
+            for (s, r), h in list(zip(valid.pairs, texts, strict=True))[:3]
+        ],
+    }
+
+
+def probe_attention(model: Seq2Seq, data: Prepared, text: str) -> dict[str, Any]:
+    """Translate the probe sentence and keep its pieces and attention weights."""
+    src = data.subwords.encode([text])[0]
+    model.eval()
+    with torch.inference_mode():
+        hyp = translate_ids(model, [src], beam=1, batch_size=1)[0]
+    model.train()
+    pieces = model.tgt_pieces.tolist()
+    return {
+        "source": data.subwords.pieces(src) + [EOS_PIECE],
+        "target": data.subwords.pieces([pieces[t] for t in hyp.tokens]) + [EOS_PIECE],
+        # search pads each row to a width of its own; the probe's columns are its pieces + </s>
+        "weights": [[round(w, 4) for w in row[: len(src) + 1]] for row in hyp.weights],
+    }

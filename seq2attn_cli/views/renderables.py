@@ -1,0 +1,321 @@
+"""Rich renderables for what s2a shows: heatmaps of translations, the model card, decoding
+steps, diagnostics and evaluation figures.
+
+Plain data in (translations, dicts and lists from inspection and evaluation), renderables
+out; no torch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ..data import languages
+from ..decoding.alignment import pharaoh, word_level
+from .charts import bar_chart, line_chart
+from .heatmap import heatmap
+
+
+def attends(src: list[str], weights: list[list[float]]) -> bool:
+    """False for `--attention none` models: their one column is the single context vector."""
+    return bool(weights) and len(weights[0]) == len(src)
+
+
+def heatmap_view(
+    src: list[str],
+    tgt: list[str],
+    weights: list[list[float]],
+    *,
+    pieces: bool,
+    color: bool,
+    width: int,
+    title: str = "",
+) -> RenderableType | None:
+    """One translation's attention (rows target, columns source), over words unless `pieces`."""
+    if not tgt:
+        return None
+    if not attends(src, weights):
+        return Text("(no attention: this model decodes from a single context vector)")
+    if not pieces:
+        src, tgt, weights = word_level(src, tgt, weights)
+    return heatmap(src, tgt, weights, color=color, width=width, title=title or None)
+
+
+def sentence_view(
+    seen: Any, *, label: str, steps: bool, pieces: bool, color: bool, width: int
+) -> RenderableType:
+    """What `s2a inspect TEXT` shows: the translation, its heatmap, diagnostics and steps."""
+    t = seen.translation
+    has_attention = attends(t.src_tokens, t.weights)
+    lines: list[RenderableType] = [
+        Text.assemble(("source:", "bold"), f"   {t.source}"),
+        Text.assemble((f"{label}:", "bold"), f" {t.text}"),
+    ]
+    if seen.changes:  # articles.py, letters.py: rules applied after the search
+        lines.append(Text(f"the model wrote: {seen.model_text} (s2a {' and '.join(seen.changes)})"))
+    lines.append(Text(f"score: {t.score:.3f} log-probability per piece"))
+    if seen.forced:
+        per_piece = "  ".join(f"{s.piece}:{s.log_prob:.2f}" for s in seen.steps)
+        lines.append(Text(f"per-piece log-probability: {per_piece}"))
+        lines.append(Text(f"alignment: {pharaoh(t.alignment)}"))
+    picture = heatmap_view(
+        t.src_tokens, t.tgt_tokens, t.weights, pieces=pieces, color=color, width=width
+    )
+    if picture is not None:
+        lines.append(picture)
+    if has_attention:
+        lines.append(diagnostics_view(seen.diagnostics))
+    if steps:
+        # an `--attention none` model attends to its one context vector, not to a source piece
+        columns = t.src_tokens if has_attention else ["(context vector)"]
+        lines.append(steps_view(columns, seen.steps))
+    return Group(*lines)
+
+
+def history_view(
+    history: dict[str, Any], *, pieces: bool, color: bool, width: int
+) -> RenderableType:
+    """The probe sentence's heatmap after every epoch of training (history.json)."""
+    lines: list[RenderableType] = [
+        Text.assemble(("probe:", "bold"), f" {history.get('probe', '')!s}")
+    ]
+    for entry in history.get("epochs", []):
+        picture = heatmap_view(
+            entry["source"],
+            entry["target"],
+            entry["weights"],
+            pieces=pieces,
+            color=color,
+            width=width,
+            title=f"after epoch {entry['epoch']:.3g}",
+        )
+        if picture is not None:
+            lines.append(picture)
+    return Group(*lines)
+
+
+def _kv(title: str, rows: list[tuple[str, str]]) -> Table:
+    table = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    for key, value in rows:
+        table.add_row(key, value)
+    return table
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.2f} MB" if size >= 1e5 else f"{size / 1e3:.1f} kB"
+
+
+def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableType:
+    """The model card: architecture, parameters, vocabulary, corpus, training curve, files."""
+    parts: list[RenderableType] = [
+        _architecture(card["model"]),
+        Text(),
+        _parameters(card["parameters"]),
+        Text(),
+        _kv("data", _data_rows(card)),
+        Text(),
+        _kv("corpora", _corpora(card["corpus"])),
+    ]
+    if card["epochs"]:
+        parts += [Text(), *_training(card, color=color, width=width)]
+    parts += [Text(), _kv("files", [(k, _mb(v)) for k, v in card["files"].items()])]
+    return Group(*parts)
+
+
+def _architecture(m: dict[str, Any]) -> Table:
+    """Encoder, decoder, attention, embeddings and dropout of a model card."""
+    return _kv(
+        "architecture",
+        [
+            (
+                "encoder",
+                f"bidirectional {m['cell'].upper()}, {m['layers']} layer(s), "
+                f"{m['hidden'] // 2} per direction -> states of {m['hidden']}",
+            ),
+            (
+                "decoder",
+                f"{m['cell'].upper()}, {m['layers']} layer(s), state {m['hidden']}"
+                + (", input feeding" if m.get("input_feed") else ""),
+            ),
+            (
+                "attention",
+                m["attention"]
+                + ("  (single context vector: no attention)" if m["attention"] == "none" else ""),
+            ),
+            (
+                "embeddings",
+                f"{m['embed']} (source {m['src_vocab']:,} pieces, "
+                f"target {m['tgt_vocab']:,} pieces)",
+            ),
+            ("dropout", f"{m['dropout']}"),
+        ],
+    )
+
+
+def _parameters(params: dict[str, int]) -> Table:
+    """Parameters per part of the model, with their share and the total."""
+    total = sum(params.values())
+    table = Table(title="parameters", title_justify="left", box=None, padding=(0, 2))
+    table.add_column("part")
+    table.add_column("count", justify="right")
+    table.add_column("share", justify="right")
+    for part, n in params.items():
+        table.add_row(part, f"{n:,}", f"{100 * n / max(total, 1):.1f}%")
+    table.add_row("total", f"{total:,}", "100%", style="bold")
+    return table
+
+
+def _data_rows(card: dict[str, Any]) -> list[tuple[str, str]]:
+    """Vocabulary, languages and validation sets of a model card, as (key, value) rows."""
+    vocab, corpus = card["vocabulary"], card["corpus"]
+    guessed = corpus.get("languages") or {}
+    return [
+        (
+            "pieces",
+            f"{vocab['pieces']:,} (joint unigram); the output layer covers "
+            f"{vocab['target_pieces']:,} seen on the target side",
+        ),
+        ("sample", " ".join(vocab["sample"])),
+        (
+            "languages",
+            f"{languages.name(guessed.get('source'))} -> {languages.name(guessed.get('target'))} "
+            "(guessed from the corpora)",
+        ),
+        ("validation", ", ".join(f"{v['name']} ({v['pairs']:,})" for v in corpus.get("valid", []))),
+        ("examples", f"{corpus.get('train_examples', 0):,} (pairs and their noisy copies)"),
+    ]
+
+
+def _corpora(corpus: dict[str, Any]) -> list[tuple[str, str]]:
+    """Per training corpus: pairs read, skipped, held out, dropped, noisy copies and used."""
+    rows = []
+    for c in corpus.get("corpora", []):
+        skipped = c.get("skipped", {})
+        rows.append((
+            "/".join(Path(c["corpus"]).parts[-2:]),
+            f"weight {c['weight']:g}: {c['pairs_read']:,} pairs read, "
+            f"{sum(skipped.values()):,} lines skipped, {c['held_out']:,} held out, "
+            f"{c['dropped_overlapping_valid']:,} sharing a sentence with validation, "
+            f"{c['dropped_too_many_pieces']:,} too long, {c['noisy_copies']:,} noisy copies "
+            f"-> {c['train_examples']:,} examples, {c['per_epoch']:,} per epoch",
+        ))  # fmt: skip
+    return rows
+
+
+def _training(card: dict[str, Any], *, color: bool, width: int) -> list[RenderableType]:
+    """Steps, best and last scores of training, and its validation curves."""
+    epochs = card["epochs"]
+    best = card.get("best_valid_bleu")
+    minutes = (card.get("train_seconds") or 0) / 60
+    last = epochs[-1]
+    parts: list[RenderableType] = [
+        _kv(
+            "training",
+            [
+                ("steps", f"{card.get('steps', 0):,} in {minutes:.1f} min"),
+                ("best", f"validation BLEU {best:.2f}" if best is not None else "n/a"),
+                (
+                    "last",
+                    f"loss {last['valid_loss']:.3f}, ppl {last['valid_ppl']:.2f}, "
+                    f"chrF {last['valid_chrf']:.2f}",
+                ),
+            ],
+        )
+    ]
+    half = max(width // 2 - 2, 20)
+    for key, name in (("valid_bleu", "BLEU"), ("valid_loss", "loss")):
+        values = [e[key] for e in epochs]
+        title = f"validation {name} per validation"
+        parts.append(line_chart(values, width=min(half, 60), color=color, title=title))
+    return parts
+
+
+def steps_view(src: list[str], steps: list[Any]) -> RenderableType:
+    """One row per decoding step: scores -> softmax weights -> top source words -> candidates."""
+    table = Table(title="decoding step by step", title_justify="left", padding=(0, 1))
+    table.add_column("t", justify="right")
+    table.add_column("|h_t|", justify="right")
+    table.add_column("scores (raw)", overflow="fold")
+    table.add_column("weights (softmax)", overflow="fold")
+    table.add_column("|c_t|", justify="right")
+    table.add_column("top-5 next pieces", overflow="fold")
+    table.add_column("chosen", style="bold")
+    for t, step in enumerate(steps, start=1):
+        order = sorted(range(len(step.weights)), key=lambda j: -step.weights[j])[:3]
+        table.add_row(
+            str(t),
+            f"{step.state_norm:.1f}",
+            " ".join(f"{s:.1f}" for s in step.scores),
+            " ".join(f"{src[j]}:{step.weights[j]:.2f}" for j in order),
+            f"{step.context_norm:.1f}",
+            " ".join(f"{p}:{q:.2f}" for p, q in step.candidates),
+            f"{step.piece} ({step.log_prob:.2f})",
+        )
+    return table
+
+
+def diagnostics_view(diag: dict[str, Any]) -> RenderableType:
+    """Attention diagnostics under a heatmap."""
+    if not diag:
+        return Text("")
+    lines = [
+        f"attention entropy: {diag['mean_entropy']:.2f} nats per step "
+        f"(uniform would be {diag['max_entropy']:.2f})",
+        "coverage: " + "  ".join(f"{w}={c:.2f}" for w, c in diag["coverage"].items()),
+    ]
+    if diag["never_attended"]:
+        lines.append("never attended: " + " ".join(diag["never_attended"]))
+    text = Text("\n".join(lines))
+    if diag["eos_soaks"]:
+        text.append(
+            f"\nwarning: end-of-sentence takes {diag['eos_share']:.0%} of the attention "
+            "on average: the model is not looking at the words",
+            style="yellow",
+        )
+    return text
+
+
+def evaluation_view(results: list[Any], *, color: bool, width: int) -> RenderableType:
+    """Overall figures, then BLEU by source length as a table and a bar chart."""
+    summary = Table(box=None, padding=(0, 2))
+    for name in ("model", "sentences", "BLEU", "chrF", "seconds", "sent/s"):
+        summary.add_column(name, justify="left" if name == "model" else "right")
+    for r in results:
+        summary.add_row(
+            r.name,
+            f"{r.sentences:,}",
+            f"{r.bleu:.2f}",
+            f"{r.chrf:.2f}",
+            f"{r.seconds:.1f}",
+            f"{r.sentences / max(r.seconds, 1e-9):,.1f}",
+        )
+    labels = list(results[0].buckets)
+    table = Table(
+        title="BLEU by source length (words)", title_justify="left", box=None, padding=(0, 2)
+    )
+    table.add_column("length")
+    table.add_column("sentences", justify="right")
+    for r in results:
+        table.add_column(r.name, justify="right")
+    for label in labels:
+        values = [r.buckets[label]["bleu"] for r in results]
+        table.add_row(
+            label,
+            f"{results[0].buckets[label]['count']:,}",
+            *("n/a" if v is None else f"{v:.1f}" for v in values),
+        )
+    chart = bar_chart(
+        labels,
+        {r.name: [r.buckets[k]["bleu"] for k in labels] for r in results},
+        color=color,
+        width=width,
+        maximum=100.0,
+    )
+    signature = Text(f"sacrebleu: {results[0].signature['bleu']}", style="dim")
+    return Group(summary, Text(), table, Text(), chart, signature)
