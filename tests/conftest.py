@@ -123,3 +123,10 @@ def model_writes(shipped, monkeypatch) -> Callable[[str], None]:
         monkeypatch.setattr("seq2attn_cli.decoding.translator.translate_ids", stand_in)
 
     return install
+
+
+@pytest.fixture(scope="session")
+def tiny_none_model(tmp_path_factory, toy_corpus) -> Path:
+    """A model without attention (`--attention none`) trained on the toy corpus."""
+    torch.manual_seed(0)
+    return train_tiny(tmp_path_factory.mktemp("models") / "none", toy_corpus, attention="none")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -25,6 +26,10 @@ from .common import (
 
 def serve(
     model: ModelDir = None,
+    compare: Annotated[
+        Path | None,
+        typer.Option(help="A second model that /walk decodes beside the first.", metavar="DIR"),
+    ] = None,
     host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: all).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free).")] = 5000,
     beam: Beam = DECODE.beam,
@@ -45,7 +50,8 @@ def serve(
     """Serve translations over HTTP (LibreTranslate's API) and a page at / that shows attention."""
     with handled(debug):
         directory = model_dir(model)
-        from ..serve.server import Limits, address, bind, create_app, model_languages
+        other = model_dir(compare, option="--compare") if compare else None
+        from ..serve.server import UNDETERMINED, Limits, address, bind, create_app, model_languages
         from ..serve.server import serve as run_server
 
         try:
@@ -63,8 +69,20 @@ def serve(
             timeout=timeout,
         )
         languages = model_languages(translator.config, directory)
+        second = None
+        if other:
+            second = Translator.load(other, device=torch_device, quantized=quantize)
+            theirs = model_languages(second.config, other)
+            if UNDETERMINED not in (*theirs, *languages) and theirs != languages:
+                fail(f"--compare {other}: translates {'→'.join(theirs)}, not {'→'.join(languages)}")
         app_ = create_app(
-            translator, languages=languages, beam=beam, limits=limits, api_key=api_key
+            translator,
+            languages=languages,
+            beam=beam,
+            limits=limits,
+            api_key=api_key,
+            name=directory.name,
+            compare=(other.name, second) if other and second else None,
         )
         pair = "→".join(languages)
         err.print(

@@ -11,7 +11,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -19,10 +19,10 @@ from ..checkpoint import HISTORY, read_json
 from ..config import BOS, EOS, PAD
 from ..data.reading import normalize
 from ..errors import ModelError
-from ..model.seq2seq import output_log_probs
+from ..model.seq2seq import Encoded, output_log_probs
 from .alignment import WORD_START
 from .letters import fold, write_back, write_back_pieces
-from .translator import EOS_PIECE, Translation, Translator
+from .translator import EOS_PIECE, Source, Translation, Translator
 
 
 def parameter_counts(model: torch.nn.Module) -> dict[str, int]:
@@ -145,23 +145,13 @@ def explain(
     search went through for them, so the same weights up to rounding.
     """
     sub = translator.subwords
-    (line,) = translator.prepare([source])
-    if len(line.parts) > 1:
-        raise ValueError(
-            f"too long to translate as one sentence: s2a translates it in {len(line.parts)} "
-            "parts; inspect one part at a time"
-        )
-    ((_, src_ids),) = line.parts
-    if not src_ids:
-        raise ValueError("nothing to inspect: the sentence is empty")
     if target is None:  # the translation `s2a translate` gives, piece for piece
-        translation = translator.translate([source], beam=beam)[0]
-        own = translation.model_tokens or translation.tgt_tokens  # the pieces the search chose
-        ids = [sub.sp.piece_to_id(p) for p in own[:-1]]
-        return translation, _steps(translator, src_ids, ids)
+        translation, src_ids, ids = chosen(translator, source, beam=beam)
+        return translation, steps_of(translator, teacher_force(translator, src_ids, ids), ids)
+    line, src_ids = _one_part(translator, source)
     read, given = fold(normalize(target), sub.knows)  # the target as the model can write it
     ids = sub.encode([read])[0]
-    steps = _steps(translator, src_ids, ids)
+    steps = steps_of(translator, teacher_force(translator, src_ids, ids), ids)
     translation = Translation(
         source=line.text,
         text=write_back(sub.decode(ids), given),
@@ -173,12 +163,49 @@ def explain(
     return translation, steps
 
 
-def _steps(translator: Translator, src_ids: list[int], ids: list[int]) -> list[Step]:
-    """Force-decode target pieces `ids` after source `src_ids`; one Step per piece and </s>."""
-    model, sub, device = translator.model, translator.subwords, translator.device
+def chosen(
+    translator: Translator, source: str, *, beam: int = 5
+) -> tuple[Translation, list[int], list[int]]:
+    """`source` translated as translate does: (translation, source ids, chosen piece ids)."""
+    _, src_ids = _one_part(translator, source)
+    translation = translator.translate([source], beam=beam)[0]
+    own = translation.model_tokens or translation.tgt_tokens  # the pieces the search chose
+    return translation, src_ids, [translator.subwords.sp.piece_to_id(p) for p in own[:-1]]
+
+
+def _one_part(translator: Translator, source: str) -> tuple[Source, list[int]]:
+    """The prepared line and its source ids; a line translated in parts or empty is refused."""
+    (line,) = translator.prepare([source])
+    if len(line.parts) > 1:
+        raise ValueError(
+            f"too long to translate as one sentence: s2a translates it in {len(line.parts)} "
+            "parts; inspect one part at a time"
+        )
+    ((_, src_ids),) = line.parts
+    if not src_ids:
+        raise ValueError("nothing to inspect: the sentence is empty")
+    return line, src_ids
+
+
+class Forced(NamedTuple):
+    """Everything the decoder computed for given target pieces, step by step (batch of 1)."""
+
+    encoded: Encoded  # what the decoder reads from the source
+    targets: list[int]  # output-vocabulary index of each step's piece, </s> last
+    h: torch.Tensor  # (tgt_len + 1, hidden) decoder RNN states h_t
+    scores: torch.Tensor  # (tgt_len + 1, src_len) raw attention scores
+    weights: torch.Tensor  # (tgt_len + 1, src_len) their softmax
+    context: torch.Tensor  # (tgt_len + 1, hidden) c_t
+    attentional: torch.Tensor  # (tgt_len + 1, hidden) tanh(combine([h_t; c_t]))
+    log_probs: torch.Tensor  # (tgt_len + 1, vocab) next-piece log-probabilities
+
+
+@torch.inference_mode()
+def teacher_force(translator: Translator, src_ids: list[int], ids: list[int]) -> Forced:
+    """Run the decoder over target pieces `ids` (then </s>) after source `src_ids`."""
+    model, device = translator.model, translator.device
     to_index = {p: i for i, p in enumerate(translator.tgt_pieces)}
     tgt = [to_index.get(p, 1) for p in ids]  # pieces the model cannot produce become <unk>
-    tgt_pieces = sub.pieces(ids) + [EOS_PIECE]
     src = torch.tensor([src_ids + [EOS]], device=device)  # (1, src_len)
     encoded = model.encode(src, torch.tensor([src.size(1)]))
     tgt_in = torch.tensor([[BOS] + tgt], device=device)  # (1, tgt_len + 1)
@@ -186,19 +213,33 @@ def _steps(translator: Translator, src_ids: list[int], ids: list[int]) -> list[S
     # h, attentional: (1, tgt_len + 1, hidden); weights: (1, tgt_len + 1, src_len)
     h, attentional, weights, _ = decoder.run(tgt_in, encoded.init, encoded.states, encoded.mask)
     scores = decoder.attention.score(h, encoded.states)  # (1, tgt_len + 1, src_len)
-    context, _ = decoder.attention(h, encoded.states, encoded.mask)  # for its size per step
-    log_probs = output_log_probs(decoder.out(attentional))[0]  # (tgt_len + 1, vocab)
+    context, _ = decoder.attention(h, encoded.states, encoded.mask)  # (1, tgt_len + 1, hidden)
+    return Forced(
+        encoded=encoded,
+        targets=tgt + [EOS],
+        h=h[0],
+        scores=scores[0].float(),
+        weights=weights[0].float(),
+        context=context[0],
+        attentional=attentional[0],
+        log_probs=output_log_probs(decoder.out(attentional))[0],
+    )
+
+
+def steps_of(translator: Translator, forced: Forced, ids: list[int]) -> list[Step]:
+    """One Step per target piece of `ids` and the final </s>, from the decoder's numbers."""
+    tgt_pieces = translator.subwords.pieces(ids) + [EOS_PIECE]
     steps = []
-    for t, index in enumerate(tgt + [EOS]):
-        top = log_probs[t].exp().topk(5)
+    for t, index in enumerate(forced.targets):
+        top = forced.log_probs[t].exp().topk(5)
         steps.append(
             Step(
                 piece=tgt_pieces[t],
-                log_prob=float(log_probs[t, index]),
-                scores=scores[0, t].float().tolist(),
-                weights=weights[0, t].float().tolist(),
-                context_norm=float(context[0, t].norm()),
-                state_norm=float(h[0, t].norm()),
+                log_prob=float(forced.log_probs[t, index]),
+                scores=forced.scores[t].tolist(),
+                weights=forced.weights[t].tolist(),
+                context_norm=float(forced.context[t].norm()),
+                state_norm=float(forced.h[t].norm()),
                 candidates=[
                     (_piece(translator, int(i)), float(p))
                     for p, i in zip(top.values, top.indices, strict=True)

@@ -2,7 +2,9 @@
 
 POST /translate, GET /languages and GET /health as LibreTranslate answers them, plus
 `"attention": true` for each line's words, attention weights and Pharaoh alignment, and a
-page at / that draws them. Requests that arrive within a few milliseconds of each other
+page at / that draws them. POST /steps decodes one sentence step by step with every vector
+(decoding/walk.py), for each model served (`--compare`: a second one), and the page at /walk
+plays it. Requests that arrive within a few milliseconds of each other
 share one search (a sentence's translation does not depend on its batch, so this changes
 speed only). Limits answer 413 or 422, malformed JSON 400, all with {"error": ...}.
 """
@@ -33,6 +35,7 @@ from ..config import StoredConfig
 from ..data.languages import NAMES
 from ..decoding.alignment import pharaoh
 from ..decoding.translator import Translation, Translator
+from ..decoding.walk import walk
 
 UNDETERMINED = "und"  # ISO 639's code for a language not known
 FIELDS = {"q", "source", "target", "format", "alternatives", "api_key", "attention"}
@@ -223,8 +226,13 @@ def create_app(
     wait: float = 0.005,
     batch_size: int = 64,
     search_chars: int = 4000,
+    name: str = "model",
+    compare: tuple[str, Translator] | None = None,
 ) -> Starlette:
-    """The ASGI application: routes, limits and one shared Batcher."""
+    """The ASGI application: routes, limits and one shared Batcher.
+
+    `name` labels the model in /steps; `compare` is a second (name, model) /steps decodes too.
+    """
     batcher = Batcher(
         lambda lines: translator.translate(lines, beam=beam, batch_size=batch_size),
         wait=wait,
@@ -233,6 +241,8 @@ def create_app(
         most=search_chars,
     )
     page = files("seq2attn_cli.serve").joinpath("web/index.html").read_text(encoding="utf-8")
+    walk_page = files("seq2attn_cli.serve").joinpath("web/walk.html").read_text(encoding="utf-8")
+    walked = [(name, translator), *([compare] if compare else [])]
 
     async def translate(request: Request) -> JSONResponse:
         body = await read_body(request, limits.body_bytes)
@@ -254,6 +264,21 @@ def create_app(
     async def index(request: Request) -> HTMLResponse:
         return HTMLResponse(page)
 
+    async def steps(request: Request) -> JSONResponse:
+        data = parse_request(await read_body(request, limits.body_bytes), "application/json")
+        sentence = sentence_of(data, limits=limits, key=api_key)
+        loop = asyncio.get_running_loop()
+        work = loop.run_in_executor(batcher.pool, walks_of, walked, sentence, beam)
+        try:  # in the search thread: torch's threads are never shared
+            return JSONResponse({"models": await asyncio.wait_for(work, limits.timeout)})
+        except TimeoutError:
+            raise Refused(503, f"not decoded within {limits.timeout:g} s; try again") from None
+        except ValueError as error:  # empty, or so long that translate cuts it in parts
+            raise Refused(422, str(error)) from None
+
+    async def walk_route(request: Request) -> HTMLResponse:
+        return HTMLResponse(walk_page)
+
     @asynccontextmanager
     async def lifespan(app: Starlette):
         task = asyncio.create_task(batcher.run())
@@ -266,9 +291,33 @@ def create_app(
         Route("/translate", translate, methods=["POST"]),
         Route("/languages", languages_route),
         Route("/health", health),
+        Route("/steps", steps, methods=["POST"]),
+        Route("/walk", walk_route),
     ]
     handlers: dict[Any, Callable] = {Refused: refused, HTTPException: http_error}
     return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+
+
+def sentence_of(data: dict[str, Any], *, limits: Limits, key: str | None) -> str:
+    """The one sentence a /steps body asks for: {"q": "..."}, within the limits."""
+    if key is not None and data.get("api_key") != key:
+        raise Refused(403, "invalid or missing api_key")
+    unknown = sorted(set(data) - {"q", "api_key"})
+    if unknown:
+        raise Refused(422, f"unknown field {unknown[0]!r}; known: api_key, q")
+    q = data.get("q")
+    if not isinstance(q, str) or not q.strip():
+        raise Refused(422, "q must be one sentence (a non-empty string)")
+    if "\n" in q.strip():
+        raise Refused(422, "q: one sentence a request; this one has several lines")
+    if len(q) > limits.chars:
+        raise Refused(413, f"q: {len(q)} characters; the limit is {limits.chars}")
+    return q
+
+
+def walks_of(models: list[tuple[str, Translator]], sentence: str, beam: int) -> list[dict]:
+    """/steps' answer: each model's step-by-step decoding of `sentence`, labelled by name."""
+    return [{"name": name, **walk(t, sentence, beam=beam).as_dict()} for name, t in models]
 
 
 async def translate_texts(
