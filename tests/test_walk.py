@@ -73,7 +73,8 @@ def test_the_context_drawn_is_the_weighted_sum_of_the_encoder_states_drawn(clien
     assert len(states) == len(walked["source_pieces"])
     assert walked["cells"] == 32 and walked["sizes"]["state"] == 64  # tiny: 2 numbers a cell
     for step in walked["steps"]:
-        summed = [sum(w * s[i] for w, s in zip(step["weights"], states)) for i in range(32)]
+        weighted = list(zip(step["weights"], states, strict=True))
+        summed = [sum(w * s[i] for w, s in weighted) for i in range(32)]
         assert step["context"] == pytest.approx(summed, abs=1e-3)
         assert len(step["state"]) == len(step["attentional"]) == 32
 
