@@ -1,4 +1,4 @@
-"""The step-through page at /walk in a real headless Chromium: the numbers it shows are the model's."""
+"""The step-through page /walk in a real headless Chromium: the numbers it shows are the model's."""
 
 from __future__ import annotations
 
