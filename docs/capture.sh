@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Re-capture the outputs shown in docs/attention-hands-on.md by running its runnable commands
-# against the real models (the docs test runs the same commands against tiny models).
+# against the real models (the docs test runs the same commands against tiny models). The
+# Chinese guide, docs/attention-hands-on.zh.md, has the same runnable blocks: --write puts the
+# same fresh outputs into both.
 #
 #   bash docs/capture.sh            print every runnable block with its fresh output
-#   bash docs/capture.sh --write    ... and put the fresh outputs into the guide in place
+#   bash docs/capture.sh --write    ... and put the fresh outputs into both guides in place
 #
 # The commands run in order in a scratch directory laid out like a clone (fra.txt, scripts/,
 # data/ made by the guide's own split command, docs/img -> this repository's docs/img, so the
@@ -41,6 +43,7 @@ from pathlib import Path
 
 repo, small = Path(os.environ["REPO"]), Path(os.environ["SMALL"])
 guide = repo / "docs" / "attention-hands-on.md"
+chinese = repo / "docs" / "attention-hands-on.zh.md"
 write = "--write" in sys.argv[1:]
 train = os.environ["CAPTURE_TRAIN"] == "1"
 sys.path.insert(0, str(repo / "docs"))
@@ -78,7 +81,9 @@ if not train and have_small:
         (work / f"small-{name}").symlink_to(small / name)
 
 text = guide.read_text(encoding="utf-8")
-pieces, end, failed = [], 0, []
+if BLOCK.findall(chinese.read_text(encoding="utf-8")) != BLOCK.findall(text):
+    sys.exit(f"{chinese.name}: its runnable blocks differ from {guide.name}'s; make them the same")
+bodies, failed = [], []
 for match in BLOCK.finditer(text):
     block = match.group(1)
     new = []
@@ -108,9 +113,7 @@ for match in BLOCK.finditer(text):
         new.append("$ " + command + ("\n" + output if output else ""))
     body = block if new is None else "\n".join(new) + "\n"
     print("```console\n" + body + "```\n")
-    pieces.append(text[end:match.start(1)] + body)
-    end = match.end(1)
-pieces.append(text[end:])
+    bodies.append(body)
 if train:
     print(f"the models trained are in {work}", file=sys.stderr)
 else:
@@ -118,6 +121,11 @@ else:
 if failed:
     sys.exit("failed, the guide is left as it was:\n  " + "\n  ".join(failed))
 if write:
-    guide.write_text("".join(pieces), encoding="utf-8")
-    print(f"updated {guide}", file=sys.stderr)
+    for path in (guide, chinese):
+        old, pieces, end = path.read_text(encoding="utf-8"), [], 0
+        for match, body in zip(BLOCK.finditer(old), bodies, strict=True):
+            pieces.append(old[end:match.start(1)] + body)
+            end = match.end(1)
+        path.write_text("".join(pieces) + old[end:], encoding="utf-8")
+        print(f"updated {path}", file=sys.stderr)
 PY

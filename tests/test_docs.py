@@ -1,4 +1,8 @@
-"""The hands-on guide runs: every command marked runnable in docs/ succeeds, so it cannot rot.
+"""The hands-on guides run: every command marked runnable in docs/ succeeds, so they cannot rot.
+
+There are two guides, docs/attention-hands-on.md and its Chinese telling,
+docs/attention-hands-on.zh.md, with the same runnable blocks (docs/capture.sh writes both);
+each guide's commands are run here, in a directory of their own.
 
 A runnable command is a line starting with "$ " inside a ```console block that comes right
 after an HTML comment `<!-- runnable -->`; a line ending in a backslash continues on the next
@@ -35,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "docs"))
 from runnable import RUNNABLE, block_commands  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-GUIDE = REPO / "docs" / "attention-hands-on.md"
+GUIDES = [REPO / "docs" / "attention-hands-on.md", REPO / "docs" / "attention-hands-on.zh.md"]
 TRAIN_STEPS = "--max-steps 20"
 
 
@@ -68,10 +72,19 @@ def test_parser_finds_commands_continuations_and_heredocs():
     assert fast("s2a translate x") == "s2a translate x"
 
 
-def test_every_runnable_block_shows_its_output():
+def test_the_chinese_guide_has_the_english_guides_commands_and_outputs():
+    english, chinese = (RUNNABLE.findall(g.read_text(encoding="utf-8")) for g in GUIDES)
+    assert chinese == english, "re-capture both guides: bash docs/capture.sh --write"
+    text = GUIDES[1].read_text(encoding="utf-8")
+    for term in ("编码器", "解码器", "隐藏层状态", "context向量", "注意力", "词嵌入"):
+        assert term in text, f"the Chinese guide does not use the article's term {term}"
+
+
+@pytest.mark.parametrize("guide", GUIDES, ids=lambda g: g.name)
+def test_every_runnable_block_shows_its_output(guide):
     """Blocks lose their captured output only by mistake; a block of `s2a train` commands
     alone may have none (the guide's "try it yourself" runs)."""
-    for block in RUNNABLE.findall(GUIDE.read_text(encoding="utf-8")):
+    for block in RUNNABLE.findall(guide.read_text(encoding="utf-8")):
         commands = runnable_commands(f"<!-- runnable -->\n```console\n{block}```\n")
         typed = sum(len(c.splitlines()) for c in commands)
         if all(c.startswith("s2a train ") for c in commands):
@@ -79,12 +92,13 @@ def test_every_runnable_block_shows_its_output():
         assert len(block.splitlines()) > typed, f"no output under: {commands[0][:60]}"
 
 
-def test_guide_pictures_exist_and_are_small_valid_svg():
-    text = GUIDE.read_text(encoding="utf-8")
+@pytest.mark.parametrize("guide", GUIDES, ids=lambda g: g.name)
+def test_guide_pictures_exist_and_are_small_valid_svg(guide):
+    text = guide.read_text(encoding="utf-8")
     pictures = re.findall(r"!\[[^\]]*\]\((img/[^)]+)\)", text)
     assert pictures, "the guide shows no picture"
     for name in pictures:
-        path = GUIDE.parent / name
+        path = guide.parent / name
         assert path.suffix == ".svg" and path.exists(), name
         assert path.stat().st_size < 400_000, f"{name} is over 400 kB"
         xml.dom.minidom.parse(str(path))  # raises on invalid XML
@@ -92,7 +106,7 @@ def test_guide_pictures_exist_and_are_small_valid_svg():
     assert saved and {f"docs/{p}" for p in pictures} <= set(saved), "a picture no command makes"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def workdir(tmp_path_factory) -> Path:
     """A directory laid out like a clone, with a tiny default model."""
     root = tmp_path_factory.mktemp("guide")
@@ -110,8 +124,9 @@ def workdir(tmp_path_factory) -> Path:
     return root
 
 
-def test_every_runnable_command_of_the_guide_succeeds(workdir):
-    commands = runnable_commands(GUIDE.read_text(encoding="utf-8"))
+@pytest.mark.parametrize("guide", GUIDES, ids=lambda g: g.name)
+def test_every_runnable_command_of_the_guide_succeeds(guide, workdir):
+    commands = runnable_commands(guide.read_text(encoding="utf-8"))
     assert len(commands) >= 10, "the guide lost its runnable commands"
     assert any(c.startswith("s2a train ") for c in commands)
     env = {
