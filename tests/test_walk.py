@@ -110,3 +110,10 @@ def test_serve_compare_names_a_missing_model_before_loading_anything(tmp_path) -
     )
     assert result.returncode == 2 and "--compare" in result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_steps_asks_for_the_api_key_translate_asks_for(translator) -> None:
+    with client_for(translator, api_key="s3cret") as keyed:
+        assert keyed.post("/steps", json={"q": SENTENCE}).status_code == 403
+        reply = keyed.post("/steps", json={"q": SENTENCE, "api_key": "s3cret"})
+        assert reply.status_code == 200 and len(reply.json()["models"]) == 1
