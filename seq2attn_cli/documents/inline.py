@@ -102,6 +102,7 @@ class _Point:
     pos: int
     parts: tuple[Part, ...]
     parent: int | None
+    breaks: bool = False
 
 
 @dataclass
@@ -215,7 +216,7 @@ def _run(items: list[Item]) -> _Run:
             span = run.spans[stack.pop()]
             span.end, span.close = length, item.text
         else:
-            run.points.append(_Point(length, item.parts, parent))
+            run.points.append(_Point(length, item.parts, parent, item.breaks))
             if item.breaks:
                 text.append(" ")
                 length += 1
@@ -262,7 +263,12 @@ def _inline(chunk: Inline, done: Mapping[str, Any]) -> str:
             points += [p for p in run.points if p.pos < a]
         out.append(_sentence(run, (a, b), inside, points, done, chunk.escape))
         gap = run.text[a:b][len(run.text[a:b].rstrip()) :]
-        out.append(("\n" if "\n" in gap else " ") if not last else gap)
+        words_end = len(run.text[:b].rstrip())
+        ending = [p for p in points if p.pos >= words_end]  # after the sentence's last word
+        if last:  # the run's trailing spaces, those before a trailing atom written by it
+            out.append(run.text[max([words_end] + [p.pos for p in ending]) :])
+        elif not any(p.breaks for p in ending):
+            out.append("\n" if "\n" in gap else " ")
     return "".join(out)
 
 
@@ -305,10 +311,14 @@ def _sentence(
         )
     atoms = [
         Atom(
-            after=bisect_right(ends, p.pos) - 1,
+            after=bisect_left(starts, p.pos) - 1,  # the word it follows, or is inside
             text=_parts(p.parts, done),
             parent=index.get(p.parent) if p.parent is not None else None,
             space=p.pos > 0 and run.text[p.pos - 1].isspace(),
+            glued=p.pos < len(run.text)
+            and not run.text[p.pos].isspace()
+            and not run.text[p.pos].isalnum(),
+            breaks=p.breaks,
         )
         for p in points
     ]
