@@ -64,7 +64,8 @@ class Keep:
     """Markup written as it was, never translated: inline code, <br>, an image."""
 
     parts: tuple[Part, ...]
-    breaks: bool = False  # it parts words as a space does (<br>, a hard line break)
+    breaks: bool = False  # it parts words as a space does (<br>, a line break)
+    cuts: bool = False  # and sentences too (<br>, but not a line break inside a subtitle)
 
 
 Item = str | Open | Close | Keep
@@ -103,6 +104,7 @@ class _Point:
     parts: tuple[Part, ...]
     parent: int | None
     breaks: bool = False
+    cuts: bool = False
 
 
 @dataclass
@@ -216,7 +218,7 @@ def _run(items: list[Item]) -> _Run:
             span = run.spans[stack.pop()]
             span.end, span.close = length, item.text
         else:
-            run.points.append(_Point(length, item.parts, parent, item.breaks))
+            run.points.append(_Point(length, item.parts, parent, item.breaks, item.cuts))
             if item.breaks:
                 text.append(" ")
                 length += 1
@@ -231,8 +233,9 @@ def _segments(run: _Run) -> list[tuple[int, int]]:
         cursor = run.text.find(sentence, cursor)
         starts.append(cursor)
         cursor += len(sentence)
+    starts = starts[1:] + [p.pos + 1 for p in run.points if p.cuts]  # after a break's space
     cores = [_core_of(run.text, s.start, s.end) for s in run.spans]
-    starts = [a for a in starts[1:] if not any(cs < a < ce for cs, ce in cores)]
+    starts = sorted({a for a in starts if not any(cs < a < ce for cs, ce in cores)})
     bounds = [0, *starts, len(run.text)]
     return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if run.text[a:b].strip()]
 

@@ -81,7 +81,7 @@ def _items(children: list[Token], content: str, prefixes: list[str]) -> list[Ite
         elif kind == "hardbreak":
             mark = "\\" if lines[line].endswith("\\") else "  "
             line += 1
-            items.append(Keep((f"{mark}\n{prefixes[line]}",), breaks=True))
+            items.append(Keep((f"{mark}\n{prefixes[line]}",), breaks=True, cuts=True))
         elif kind.removesuffix("_open") in MARKS:
             items.append(Open((token.markup,), kind.removesuffix("_open")))
         elif kind.removesuffix("_close") in MARKS:
@@ -101,7 +101,13 @@ def _items(children: list[Token], content: str, prefixes: list[str]) -> list[Ite
         elif kind == "image":
             items.append(Keep(("![", Plain(token.content), f"]({_target(token)})")))
         elif kind == "html_inline":
-            items.append(Keep((token.content,), breaks=token.content.lower().startswith("<br")))
+            items.append(
+                Keep(
+                    (token.content,),
+                    breaks=token.content.lower().startswith("<br"),
+                    cuts=token.content.lower().startswith("<br"),
+                )
+            )
         else:  # a token this reader does not know: its text, as written
             items.append(Keep((token.markup + token.content,)))
     return items
