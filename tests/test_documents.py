@@ -11,14 +11,12 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
-
-from seq2attn_cli.decoding.translator import Translator
-from seq2attn_cli.documents import FORMATS, format_of, translate_document
-from seq2attn_cli.errors import DocumentError
-
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
+from seq2attn_cli.decoding.translator import Translator
+from seq2attn_cli.documents import FORMATS, format_of, translate_document
+from seq2attn_cli.errors import DocumentError
 
 PAGE = """<!DOCTYPE html>
 <html lang="fr">
@@ -42,7 +40,7 @@ PAGE = """<!DOCTYPE html>
 
 README = """# nous **aime** chat
 
-je mange _pain_ rouge  
+je mange _pain_ rouge\\
 il voit [chien](https://ex.com/chien "chien")
 
 - elle aime `eau` maison
@@ -141,7 +139,7 @@ def test_a_readme_keeps_its_blocks_code_and_links(tiny):
     assert [t.type for t in parse(out)] == [t.type for t in parse(README)]
     assert out.startswith("# we **loves** cat\n")
     assert '```python\nprint("je mange pain")\n```\n' in out
-    assert 'I eats _bread_ red  \nhe sees [dog](https://ex.com/chien "chien")\n' in out
+    assert 'I eats _bread_ red\\\nhe sees [dog](https://ex.com/chien "chien")\n' in out
     assert "- she loves `eau` house" in out and "- you sees **big cat**" in out
     assert "| small *cat* | `x = 1` |" in out and "|------|-------|" in out
 
