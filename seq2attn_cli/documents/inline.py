@@ -25,6 +25,7 @@ from .placement import Atom, Tag, aligned_targets, place
 
 MAX_DEPTH = 32  # tags nested deeper than this in one run are kept as they were, not placed
 WORD = re.compile(r"\S+")
+FULL_STOP = re.compile(r"[.!?…:;]\W*$")  # a source sentence that ends as a sentence does
 
 
 def same(text: str) -> str:
@@ -154,7 +155,10 @@ def _plain(plain: Plain, done: Mapping[str, Any]) -> str:
         return plain.escape(plain.source)
     lead = plain.source[: len(plain.source) - len(plain.source.lstrip())]
     trail = plain.source[len(plain.source.rstrip()) :]
-    return lead + plain.escape(done[source].text) + trail
+    text = done[source].text
+    if not FULL_STOP.search(source) and re.search(r"\w\.$", text):
+        text = text[:-1]  # the model ends a fragment (an alt text) with a full stop
+    return lead + plain.escape(text) + trail
 
 
 def _parts(parts: tuple[Part, ...], done: Mapping[str, Any]) -> str:
@@ -326,4 +330,6 @@ def _sentence(
         for p in points
     ]
     tgt, aligned = aligned_targets(words, done[" ".join(words)])
+    if tgt and not FULL_STOP.search(words[-1]) and re.search(r"\w\.$", tgt[-1]):
+        tgt[-1] = tgt[-1][:-1]  # the model ends a fragment (a heading, a cell) with a full stop
     return place(tags, atoms, tgt, aligned, escape)
