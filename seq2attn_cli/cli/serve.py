@@ -37,6 +37,9 @@ def serve(
         int, typer.Option(min=0, help="Longest line, characters (0: the model's limit).")
     ] = 0,
     timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a request may take.")] = 30.0,
+    req_limit: Annotated[
+        int, typer.Option(min=0, help="Requests a client may make a minute (0: any); then 429.")
+    ] = 0,
     quantize: Quantize = DECODE.quantize,
     device: Device = "auto",
     threads: Threads = 0,
@@ -64,7 +67,12 @@ def serve(
         )
         languages = model_languages(translator.config, directory)
         app_ = create_app(
-            translator, languages=languages, beam=beam, limits=limits, api_key=api_key
+            translator,
+            languages=languages,
+            beam=beam,
+            limits=limits,
+            api_key=api_key,
+            per_minute=req_limit,
         )
         pair = "→".join(languages)
         err.print(

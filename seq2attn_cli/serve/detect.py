@@ -1,0 +1,66 @@
+"""Which language a text is in: lingua's detector over the languages s2a names and the model's.
+
+Lingua's high-accuracy models of all its 75 languages take ~900 MB and 30 s to load; of the
+seven languages s2a names (data.languages.NAMES) ~190 MB and ~4.5 s (measured on a shared
+2-core machine). So the detector knows those seven, and loads on the first detection, not
+at start-up: a server never asked to detect pays nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ..data.languages import NAMES
+
+UNDETERMINED = "und"  # ISO 639's code for a language not known
+SURE = 0.5  # a share of the detector's confidence above which `auto` refuses another language
+
+
+class Detector:
+    """Lingua's detector over the languages s2a names and `also`, built on first use."""
+
+    def __init__(self, *, also: tuple[str, ...] = ()) -> None:
+        self.codes = tuple(sorted({*NAMES, *also} - {UNDETERMINED}))
+
+    def detect(self, text: str) -> list[dict[str, Any]]:
+        """LibreTranslate's /detect answer: languages with confidence 0-100, likeliest first."""
+        values = lingua_detector(self.codes).compute_language_confidence_values(text)
+        found = [
+            {
+                "confidence": round(v.value * 100, 2),
+                "language": v.language.iso_code_639_1.name.lower(),
+            }
+            for v in values
+            if v.value > 0
+        ]
+        return found or [{"confidence": 0.0, "language": UNDETERMINED}]
+
+
+_loaded: dict[tuple[str, ...], Any] = {}  # read-only models: one load serves every app
+_loading = threading.Lock()
+
+
+def lingua_detector(codes: tuple[str, ...]) -> Any:
+    """Lingua's detector of the languages it knows among `codes`, built once per process."""
+    with _loading:  # two first requests at once build one detector
+        if codes not in _loaded:
+            from lingua import IsoCode639_1, LanguageDetectorBuilder
+
+            known = [c.upper() for c in codes if hasattr(IsoCode639_1, c.upper())]
+            isos = [getattr(IsoCode639_1, c) for c in known]
+            _loaded[codes] = LanguageDetectorBuilder.from_iso_codes_639_1(*isos).build()
+        return _loaded[codes]
+
+
+def source_of(found: list[dict[str, Any]], source: str) -> dict[str, Any]:
+    """The language a model of `source` takes a text to be in, from what the detector found.
+
+    The detector's pick if it is `source` or the detector is sure of it; else (short or
+    mixed text) `source`, with the confidence the detector gave it (0 if none).
+    """
+    best = found[0]
+    if best["language"] == source or best["confidence"] >= SURE * 100:
+        return best
+    mine = next((f for f in found if f["language"] == source), None)
+    return mine or {"confidence": 0.0, "language": source}
