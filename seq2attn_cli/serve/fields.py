@@ -109,6 +109,12 @@ def json_object(body: bytes) -> dict[str, Any]:
         raise Refused(400, f"malformed JSON: {str(error)[:200]}") from None
     if not isinstance(data, dict):
         raise Refused(400, 'Invalid JSON format: the body must be an object such as {"q": "..."}')
+    try:  # "\ud800" parses, but is no character: no model, detector or encoder takes it
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise Refused(
+            400, f"malformed JSON: a lone surrogate {error.object[error.start]!r}"
+        ) from None
     return data
 
 
