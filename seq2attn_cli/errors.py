@@ -17,3 +17,7 @@ class Interrupted(RuntimeError):
 
 class ModelError(ValueError):
     """A model directory that cannot be used; the message names the file."""
+
+
+class DocumentError(ValueError):
+    """A document (HTML, Markdown, subtitles) that cannot be translated at all."""

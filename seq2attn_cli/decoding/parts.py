@@ -33,7 +33,7 @@ def split(text: str, fits: Callable[[str], bool]) -> list[str]:
     """Cut `text` into parts that each fit: at sentence ends, then clause marks, then spaces."""
     if fits(text):
         return [text]
-    sentences = _sentences(text)
+    sentences = sentences_of(text)
     if len(sentences) > 1:
         return [part for sentence in sentences for part in split(sentence, fits)]
     for boundary in (CLAUSE_MARK, SPACE):
@@ -47,7 +47,7 @@ def split(text: str, fits: Callable[[str], bool]) -> list[str]:
     return split(text[:half], fits) + split(text[half:], fits)
 
 
-def _sentences(text: str) -> list[str]:
+def sentences_of(text: str) -> list[str]:
     """`text` cut after every sentence end, the spaces of each cut dropped."""
     parts, start = [], 0
     for m in SENTENCE_END.finditer(text):

@@ -181,6 +181,12 @@ class Translator:
             for line, found in zip(lines, done, strict=True)
         ]
 
+    def translate_document(self, text: str, *, format: str = "text", beam: int = 5) -> str:
+        """Translate a document (documents.FORMATS): its structure kept, its tags placed."""
+        from ..documents import translate_document  # documents imports decoding, not back
+
+        return translate_document(self, text, format=format, beam=beam)
+
     def _translation(
         self, text: str, ids: list[int], hyp: Hypothesis, given: dict[str, str]
     ) -> Translation:

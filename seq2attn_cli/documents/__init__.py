@@ -1,0 +1,65 @@
+"""Documents, not just lines: plain text, HTML, Markdown and subtitles, translated with their
+structure kept and their inline markup placed by attention.
+
+Each format has a module that reads a document into chunks (inline.py): what is written as
+it was, and the runs of text to translate. translate_document translates every sentence of
+a document in one call and writes it back. Imports no torch: the translator is passed in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..data.streams import not_text
+from ..errors import DocumentError
+from . import html, markdown, srt, text
+from .inline import Chunk, render, sources
+
+READERS: dict[str, Callable[[str], list[Chunk]]] = {
+    "text": text.read,
+    "html": html.read,
+    "markdown": markdown.read,
+    "srt": srt.read,
+}
+FORMATS = tuple(READERS)
+EXTENSIONS = {
+    ".txt": "text",
+    ".html": "html",
+    ".htm": "html",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".srt": "srt",
+}
+# a bigger document is refused rather than held in memory: ~4 MB of text takes the embedded
+# model hours on a CPU; plain text of any length goes line by line (s2a translate -i)
+MAX_CHARS = 4_000_000
+
+
+def format_of(path: str | Path) -> str:
+    """A document's format, from its file name's extension."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in EXTENSIONS:
+        known = ", ".join(EXTENSIONS)
+        raise DocumentError(
+            f"{Path(path).name}: no document format for {suffix or 'no extension'} (known: {known})"
+        )
+    return EXTENSIONS[suffix]
+
+
+def translate_document(translator: Any, text: str, *, format: str, beam: int = 5) -> str:
+    """A document translated: its structure kept, its sentences translated, its tags placed."""
+    if format not in READERS:
+        raise DocumentError(f"unknown document format {format!r} (one of {', '.join(FORMATS)})")
+    if len(text) > MAX_CHARS:
+        raise DocumentError(
+            f"{len(text):,} characters; a document may hold {MAX_CHARS:,} at most "
+            "(split it, or translate plain text line by line)"
+        )
+    if problem := not_text([text[: 1 << 16].encode("utf-8", errors="replace")]):
+        raise DocumentError(problem)
+    chunks = READERS[format](text)
+    wanted = list(dict.fromkeys(sources(chunks)))
+    done = dict(zip(wanted, translator.translate(wanted, beam=beam), strict=True))
+    return render(chunks, done)

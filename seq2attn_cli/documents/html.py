@@ -1,0 +1,149 @@
+"""HTML pages: the text of each block translated, inline tags placed by attention (inline.py).
+
+The standard library's html.parser reads the page; every character of it is kept as it was
+but the text of blocks and the alt and title attributes: tags, attributes, comments, the
+doctype, scripts, styles, <pre>, <code>, <kbd>, <samp>, <var>, <textarea> and any element
+marked translate="no" or class="notranslate". Entities are read as the characters they name
+and written back escaped (&amp; &lt; &gt;), others as the characters themselves.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from html.parser import HTMLParser
+
+from .inline import Chunk, Close, Inline, Keep, Open, Part, Plain
+
+# inline elements: their tags are carried over to the words they wrapped
+INLINE = set(
+    "a abbr b bdi bdo cite data del dfn em font i ins label mark q s small span strong sub sup"
+    " time tt u".split()
+)
+ATOMS = {"br", "img", "wbr"}  # inline, and empty: written as they were, where they belong
+VERBATIM = {"script", "style", "pre", "code", "kbd", "samp", "var", "textarea", "svg", "math"}
+VERBATIM_INLINE = {"code", "kbd", "samp", "var"}  # kept whole, inside the sentence around them
+TRANSLATED = re.compile(
+    r"""(\s(?:alt|title)\s*=\s*)("([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.IGNORECASE
+)
+
+
+def _escape(text: str) -> str:
+    """Text written into HTML."""
+    return html.escape(text, quote=False)
+
+
+def _attribute(text: str) -> str:
+    """An attribute value written into HTML."""
+    return html.escape(text, quote=True)
+
+
+class _Events(HTMLParser):
+    """The parser's events, each with the offset where its text starts in the page."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.starts = [0] + [m.end() for m in re.finditer("\n", page)]
+        self.events: list[tuple[int, str, str, list, str]] = []
+
+    def _add(self, kind: str, tag: str = "", attrs: list | None = None, data: str = "") -> None:
+        line, column = self.getpos()
+        self.events.append((self.starts[line - 1] + column, kind, tag, attrs or [], data))
+
+    def handle_starttag(self, tag, attrs):
+        self._add("start", tag, attrs)
+
+    def handle_startendtag(self, tag, attrs):
+        self._add("empty", tag, attrs)
+
+    def handle_endtag(self, tag):
+        self._add("end", tag)
+
+    def handle_data(self, data):
+        self._add("data", data=data)
+
+    def handle_comment(self, data):
+        self._add("comment")
+
+    def handle_decl(self, decl):
+        self._add("other")
+
+    def handle_pi(self, data):
+        self._add("other")
+
+    def unknown_decl(self, data):
+        self._add("other")
+
+
+def _parts(raw: str) -> tuple[Part, ...]:
+    """A start tag as written, its alt and title values to be translated."""
+    parts: list[Part] = []
+    end = 0
+    for m in TRANSLATED.finditer(raw):
+        group = next(g for g in (3, 4, 5) if m.group(g) is not None)
+        parts += [raw[end : m.start(group)], Plain(html.unescape(m.group(group)), _attribute)]
+        end = m.end(group)
+    return (*parts, raw[end:]) if parts else (raw,)
+
+
+def _skipped(tag: str, attrs: list) -> bool:
+    """Whether an element's content is kept as it was."""
+    named = dict(attrs)
+    classes = (named.get("class") or "").split()
+    return tag in VERBATIM or named.get("translate") == "no" or "notranslate" in classes
+
+
+def read(page: str) -> list[Chunk]:
+    """The page as chunks: markup as written, each block's text as an Inline."""
+    parser = _Events(page)
+    parser.feed(page)
+    parser.close()
+    events = parser.events
+    offsets = [e[0] for e in events] + [len(page)]
+    chunks: list[Chunk] = [page[: offsets[0]]]
+    items: list = []
+    kept: tuple[str, int, list[str]] | None = None  # inside an element kept whole
+
+    def flush() -> None:
+        nonlocal items
+        if items:
+            chunks.append(Inline(items, _escape))
+            items = []
+
+    for (_, kind, tag, attrs, data), a, b in zip(events, offsets, offsets[1:], strict=False):
+        raw = page[a:b]
+        if kept is not None:
+            name, depth, texts = kept
+            depth += (kind == "start" and tag == name) - (kind == "end" and tag == name)
+            texts.append(raw)
+            kept = (name, depth, texts) if depth else None
+            if kept is None:
+                _keep("".join(texts), name, items, chunks, flush)
+        elif kind == "data":
+            items.append(data)
+        elif kind == "start" and _skipped(tag, attrs) and tag not in ATOMS:
+            kept = (tag, 1, [raw])
+        elif kind in ("start", "empty") and (tag in ATOMS or kind == "empty" and tag in INLINE):
+            items.append(Keep(_parts(raw), breaks=tag == "br"))
+        elif kind == "start" and tag in INLINE:
+            items.append(Open(_parts(raw), tag))
+        elif kind == "end" and tag in INLINE:
+            items.append(Close(raw, tag))
+        elif kind == "comment" or kind == "end" and tag in ATOMS:
+            items.append(Keep((raw,)))
+        else:  # a block's edge, the doctype: the text before it is a block of its own
+            flush()
+            chunks += list(_parts(raw)) if kind in ("start", "empty") else [raw]
+    if kept is not None:  # never closed: kept as it was, to the end
+        _keep("".join(kept[2]), kept[0], items, chunks, flush)
+    flush()
+    return chunks
+
+
+def _keep(text: str, tag: str, items: list, chunks: list[Chunk], flush) -> None:
+    """An element kept whole: inside its sentence if inline, else as a block of its own."""
+    if tag in VERBATIM_INLINE or tag in INLINE:
+        items.append(Keep((text,)))
+    else:
+        flush()
+        chunks.append(text)

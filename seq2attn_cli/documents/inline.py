@@ -1,0 +1,316 @@
+"""Inline markup carried over to a translation: each tag goes around the target words that
+attention aligns to the source words it wrapped, as Bergamot (Firefox Translations) does.
+
+A format module (html.py, markdown.py, srt.py) reads a document into chunks: text written as
+it was, `Plain` runs translated without markup (an alt or title attribute), and `Inline` runs:
+the text of one block (a paragraph, a heading, a table cell, a cue) with its inline markup as
+`Open`/`Close` pairs and `Keep` atoms (inline code, <br>, an image) written as they were.
+`translate_chunks` cuts each run into sentences (parts.sentences_of), translates them all in
+one call and writes the document back. The tags of a sentence nest as in the source, and so
+they do in the output: a tag's target words lie within its parent's, siblings never overlap,
+and a tag whose words could not be kept apart is written empty, never dropped or doubled.
+A run whose tags do not nest in the source keeps each tag as a `Keep`, placed the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..decoding.parts import sentences_of
+from .placement import Atom, Tag, aligned_targets, place
+
+MAX_DEPTH = 32  # tags nested deeper than this in one run are kept as they were, not placed
+WORD = re.compile(r"\S+")
+
+
+def same(text: str) -> str:
+    """Text written as it is (Markdown, plain text)."""
+    return text
+
+
+@dataclass(frozen=True)
+class Plain:
+    """A run of text translated without markup, e.g. a title attribute's value."""
+
+    source: str
+    escape: Callable[[str], str] = same
+
+
+Part = str | Plain  # the text of a tag: as written, or with an attribute to translate
+
+
+@dataclass(frozen=True)
+class Open:
+    """An opening tag, as written (`<b>`, `**`, `[`), and its name to match its Close."""
+
+    parts: tuple[Part, ...]
+    name: str
+
+
+@dataclass(frozen=True)
+class Close:
+    """A closing tag, as written (`</b>`, `**`, `](https://...)`)."""
+
+    text: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Keep:
+    """Markup written as it was, never translated: inline code, <br>, an image."""
+
+    parts: tuple[Part, ...]
+    breaks: bool = False  # it parts words as a space does (<br>, a hard line break)
+
+
+Item = str | Open | Close | Keep
+
+
+@dataclass
+class Inline:
+    """The text of one block with its inline markup; `escape` writes text into the format."""
+
+    items: list[Item]
+    escape: Callable[[str], str] = same
+
+
+Chunk = str | Plain | Inline
+
+
+@dataclass
+class _Span:
+    """A tag pair over text[start:end] (characters), and what it becomes in the target."""
+
+    start: int
+    end: int
+    open: Open
+    close: str
+    parent: int | None
+    depth: int
+    lo: int = 0  # target words lo..hi; hi < lo: written empty, before word lo
+    hi: int = -1
+
+
+@dataclass
+class _Point:
+    """A Keep at text[pos], inside span `parent`."""
+
+    pos: int
+    parts: tuple[Part, ...]
+    parent: int | None
+
+
+@dataclass
+class _Run:
+    """An Inline flattened: its text, its tag pairs and its kept atoms."""
+
+    text: str
+    spans: list[_Span] = field(default_factory=list)
+    points: list[_Point] = field(default_factory=list)
+
+
+def sources(chunks: list[Chunk]) -> list[str]:
+    """Every sentence the chunks ask to translate, in order (Plain runs as one each)."""
+    found = []
+    for chunk in chunks:
+        if isinstance(chunk, Plain):
+            found.append(_clean(chunk.source))
+        elif isinstance(chunk, Inline):
+            run = _run(chunk.items)
+            found += [_clean(run.text[a:b]) for a, b in _segments(run)]
+            found += [_clean(p.source) for p in _plains(chunk.items)]
+    return [s for s in found if s]
+
+
+def render(chunks: list[Chunk], done: Mapping[str, Any]) -> str:
+    """The document written back, each sentence replaced by its Translation in `done`."""
+    out = []
+    for chunk in chunks:
+        if isinstance(chunk, str):
+            out.append(chunk)
+        elif isinstance(chunk, Plain):
+            out.append(_plain(chunk, done))
+        else:
+            out.append(_inline(chunk, done))
+    return "".join(out)
+
+
+def _clean(text: str) -> str:
+    """The words of a run, one space between each: what the model is given."""
+    return " ".join(text.split())
+
+
+def _plain(plain: Plain, done: Mapping[str, Any]) -> str:
+    """A Plain run's translation, its surrounding spaces kept."""
+    source = _clean(plain.source)
+    if not source:
+        return plain.escape(plain.source)
+    lead = plain.source[: len(plain.source) - len(plain.source.lstrip())]
+    trail = plain.source[len(plain.source.rstrip()) :]
+    return lead + plain.escape(done[source].text) + trail
+
+
+def _parts(parts: tuple[Part, ...], done: Mapping[str, Any]) -> str:
+    """A tag's text, with its translated attributes."""
+    return "".join(p if isinstance(p, str) else _plain(p, done) for p in parts)
+
+
+def _plains(items: list[Item]) -> list[Plain]:
+    """The Plain runs inside an Inline's tags."""
+    parts = [p for i in items if isinstance(i, Open | Keep) for p in i.parts]
+    return [p for p in parts if isinstance(p, Plain)]
+
+
+def _nested(items: list[Item]) -> list[Item] | None:
+    """Items with each tag pair that wraps no word folded into one Keep; None if tags do not nest.
+
+    (`<a href><img></a>` has no word to follow: it stays where it is, whole.)
+    """
+    stack: list[list[Item]] = [[]]
+    for item in items:
+        if isinstance(item, Open):
+            stack.append([item])
+            if len(stack) > MAX_DEPTH:
+                return None
+        elif isinstance(item, Close):
+            if len(stack) == 1 or stack[-1][0].name != item.name:  # type: ignore[union-attr]
+                return None
+            group = stack.pop()
+            if any(isinstance(i, str) and i.strip() for i in group[1:]):
+                stack[-1] += [*group, item]
+                continue
+            parts: list[Part] = [*group[0].parts]  # type: ignore[union-attr]
+            for inner in group[1:]:
+                parts += [inner] if isinstance(inner, str) else inner.parts  # type: ignore[union-attr]
+            stack[-1].append(Keep(tuple(parts) + (item.text,)))
+        else:
+            stack[-1].append(item)
+    return stack[0] if len(stack) == 1 else None
+
+
+def _run(items: list[Item]) -> _Run:
+    """Flatten an Inline's items; tags that do not nest are all kept as they were."""
+    nested = _nested(items)
+    if nested is None:
+        nested = [
+            Keep((i.text,)) if isinstance(i, Close) else Keep(i.parts) if isinstance(i, Open) else i
+            for i in items
+        ]
+    run = _Run(text="")
+    text: list[str] = []
+    length, stack = 0, []
+    for item in nested:
+        parent = stack[-1] if stack else None
+        if isinstance(item, str):
+            text.append(item)
+            length += len(item)
+        elif isinstance(item, Open):
+            stack.append(len(run.spans))
+            run.spans.append(_Span(length, -1, item, "", parent, len(stack)))
+        elif isinstance(item, Close):
+            span = run.spans[stack.pop()]
+            span.end, span.close = length, item.text
+        else:
+            run.points.append(_Point(length, item.parts, parent))
+            if item.breaks:
+                text.append(" ")
+                length += 1
+    run.text = "".join(text)
+    return run
+
+
+def _segments(run: _Run) -> list[tuple[int, int]]:
+    """The run cut into sentences, as (start, end) characters; a tag's words stay in one."""
+    starts, cursor = [], 0
+    for sentence in sentences_of(run.text):
+        cursor = run.text.find(sentence, cursor)
+        starts.append(cursor)
+        cursor += len(sentence)
+    cores = [_core_of(run.text, s.start, s.end) for s in run.spans]
+    starts = [a for a in starts[1:] if not any(cs < a < ce for cs, ce in cores)]
+    bounds = [0, *starts, len(run.text)]
+    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if run.text[a:b].strip()]
+
+
+def _core_of(text: str, start: int, end: int) -> tuple[int, int]:
+    """text[start:end] without its surrounding spaces, as (start, end)."""
+    inner = text[start:end]
+    return start + len(inner) - len(inner.lstrip()), end - len(inner) + len(inner.rstrip())
+
+
+def _inline(chunk: Inline, done: Mapping[str, Any]) -> str:
+    """An Inline written back: each sentence translated, its tags placed by attention."""
+    run = _run(chunk.items)
+    segments = _segments(run)
+    if not segments:  # no words: nothing to translate, every tag as it was
+        return "".join(
+            chunk.escape(i) if isinstance(i, str) else _parts(_as_parts(i), done)
+            for i in chunk.items
+        )
+    out = [chunk.escape(run.text[: len(run.text) - len(run.text.lstrip())])]
+    for k, (a, b) in enumerate(segments):
+        last = k == len(segments) - 1
+        inside = [
+            n for n, s in enumerate(run.spans) if a <= _core_of(run.text, s.start, s.end)[0] < b
+        ]
+        points = [p for p in run.points if a <= p.pos < b or (last and p.pos >= b)]
+        if k == 0:
+            points += [p for p in run.points if p.pos < a]
+        out.append(_sentence(run, (a, b), inside, points, done, chunk.escape))
+        gap = run.text[a:b][len(run.text[a:b].rstrip()) :]
+        out.append(("\n" if "\n" in gap else " ") if not last else gap)
+    return "".join(out)
+
+
+def _as_parts(item: Item) -> tuple[Part, ...]:
+    """What a tag or atom writes when it is kept as it was."""
+    if isinstance(item, Close):
+        return (item.text,)
+    return item.parts  # type: ignore[union-attr]
+
+
+def _sentence(
+    run: _Run,
+    bounds: tuple[int, int],
+    inside: list[int],
+    points: list[_Point],
+    done: Mapping[str, Any],
+    escape: Callable[[str], str],
+) -> str:
+    """One sentence of a run translated, its tags and atoms placed (placement.py)."""
+    a, b = bounds
+    matches = list(WORD.finditer(run.text, a, b))
+    starts, ends = [m.start() for m in matches], [m.end() for m in matches]
+    words = [m.group() for m in matches]
+    index = {n: k for k, n in enumerate(inside)}
+    tags = []
+    for n in inside:
+        span = run.spans[n]
+        cs, ce = _core_of(run.text, span.start, span.end)
+        first, last = bisect_right(ends, cs), bisect_left(starts, ce) - 1
+        tags.append(
+            Tag(
+                first=first,
+                last=last,
+                open=_parts(span.open.parts, done),
+                close=span.close,
+                parent=index.get(span.parent) if span.parent is not None else None,
+                outer_start=cs <= starts[first] and not words[first][0].isalnum(),
+                outer_end=ce >= ends[last] and not words[last][-1].isalnum(),
+            )
+        )
+    atoms = [
+        Atom(
+            after=bisect_right(ends, p.pos) - 1,
+            text=_parts(p.parts, done),
+            parent=index.get(p.parent) if p.parent is not None else None,
+            space=p.pos > 0 and run.text[p.pos - 1].isspace(),
+        )
+        for p in points
+    ]
+    tgt, aligned = aligned_targets(words, done[" ".join(words)])
+    return place(tags, atoms, tgt, aligned, escape)

@@ -1,0 +1,223 @@
+"""One sentence's tags moved onto its translation by attention (inline.py cuts the sentences).
+
+A source word is aligned to the target word that attends to it most, and to every target
+word that puts at least half its attention on it.
+A tag goes around the first to the last target word aligned to the source words it wrapped,
+clipped to its parent's words; siblings that would overlap are trimmed apart, and one left
+with no word is written empty where it would start. So every tag appears once and they nest.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import Any
+
+# a target word whose attention on one source word reaches this is aligned to it, besides the
+# target word that attends most to each source word (a diffuse "A" joins no tag by itself)
+SURE = 0.5
+CORE = re.compile(r"^(\W*?)(\w(?:.*\w)?|)(\W*)$", re.S)  # leading marks, word, trailing marks
+
+
+@dataclass
+class Tag:
+    """A tag pair over source words first..last; `outer_*`: it wraps their punctuation too."""
+
+    first: int
+    last: int
+    open: str
+    close: str
+    parent: int | None
+    outer_start: bool = False
+    outer_end: bool = False
+    lo: int = 0  # target words lo..hi; hi < lo: written empty, before word lo
+    hi: int = -1
+
+
+@dataclass
+class Atom:
+    """Markup kept as it was, after source word `after` (-1: before the first word)."""
+
+    after: int
+    text: str
+    parent: int | None
+    space: bool  # a space before it in the source
+
+
+def aligned_targets(words: list[str], translation: Any) -> tuple[list[str], list[list[int]]]:
+    """The target words, and for each source word (ours) the target words aligned to it."""
+    if not translation.has_attention:  # --attention none: by relative position
+        tgt = translation.text.split()
+        n = max(len(words), 1)
+        return tgt, [[min(len(tgt) - 1, i * len(tgt) // n)] if tgt else [] for i in range(n)]
+    model_words, tgt, weights = translation.word_attention
+    model_words, tgt = model_words[:-1], tgt[:-1]  # without </s>
+    rows = [row[:-1] for row in weights[:-1]]  # (tgt_words, src_words)
+    if not tgt or not model_words:
+        return tgt, [[] for _ in words]
+    best = [max(range(len(row)), key=row.__getitem__) for row in rows]
+    aligned = []
+    for i in range(len(model_words)):
+        top = max(range(len(rows)), key=lambda j, i=i: rows[j][i])  # attends most to word i
+        sure = [j for j, b in enumerate(best) if b == i and rows[j][i] >= SURE]
+        aligned.append(sorted({top, *sure}))
+    return tgt, [aligned[m] for m in word_map(words, model_words)]
+
+
+def word_map(words: list[str], model_words: list[str]) -> list[int]:
+    """Index of the model's word holding each of ours (cleaning may join "pommes !")."""
+    if len(words) == len(model_words):
+        return list(range(len(words)))
+    ends = list(accumulate(_letters(w) for w in model_words))
+    found, seen = [], 0
+    for word in words:
+        k = bisect_right(ends, seen) if _letters(word) else bisect_left(ends, seen)
+        found.append(min(k, len(model_words) - 1))
+        seen += _letters(word)
+    return found
+
+
+def _letters(word: str) -> int:
+    """How many letters and digits a word holds (cleaning keeps them)."""
+    return sum(c.isalnum() for c in word)
+
+
+def place(
+    tags: list[Tag],
+    atoms: list[Atom],
+    tgt: list[str],
+    aligned: list[list[int]],
+    escape: Callable[[str], str],
+) -> str:
+    """The target words with each tag around its aligned words and each atom after its own."""
+    _ranges(tags, aligned, len(tgt))
+    if not tgt:  # nothing came out: every tag and atom, in source order, around nothing
+        return "".join(_empty(tags, atoms, None))
+    before: dict[int, list[tuple[int | None, str]]] = {}
+    after: dict[int, list[tuple[int | None, str]]] = {}
+    for n, tag in enumerate(tags):
+        if tag.hi < tag.lo and (tag.parent is None or tags[tag.parent].hi >= tags[tag.parent].lo):
+            text = "".join(_empty(tags, atoms, n))
+            before.setdefault(min(tag.lo, len(tgt) - 1), []).append((tag.parent, text))
+    for atom in atoms:
+        if atom.parent is not None and tags[atom.parent].hi < tags[atom.parent].lo:
+            continue  # written inside its empty tag
+        lo, hi = (
+            (tags[atom.parent].lo, tags[atom.parent].hi)
+            if atom.parent is not None
+            else (0, len(tgt) - 1)
+        )
+        if atom.after < 0 or not aligned[atom.after]:
+            before.setdefault(lo, []).append((atom.parent, atom.text))
+        else:
+            j = min(max(max(aligned[atom.after]), lo), hi)
+            after.setdefault(j, []).append((atom.parent, (" " if atom.space else "") + atom.text))
+    words = [
+        _word(k, w, tags, before.get(k, []), after.get(k, []), escape) for k, w in enumerate(tgt)
+    ]
+    return " ".join(words)
+
+
+def _ranges(tags: list[Tag], aligned: list[list[int]], n: int) -> None:
+    """Each tag's target words: its aligned ones, within its parent's, apart from its siblings."""
+    children: dict[int | None, list[int]] = {}
+    for k, tag in enumerate(tags):
+        children.setdefault(tag.parent, []).append(k)
+    todo: list[int | None] = [None]
+    while todo:
+        parent = todo.pop()
+        plo, phi = (0, n - 1) if parent is None else (tags[parent].lo, tags[parent].hi)
+        kids = children.get(parent, [])
+        for k in kids:
+            tag = tags[k]
+            hits = [j for i in range(tag.first, tag.last + 1) for j in aligned[i]]
+            lo, hi = (min(hits), max(hits)) if hits else (plo, plo - 1)
+            tag.lo, tag.hi = max(lo, plo), min(hi, phi)
+            if tag.hi < tag.lo:  # nothing left within the parent: empty, at its nearest edge
+                tag.lo = min(max(lo, plo), phi + 1)
+                tag.hi = tag.lo - 1
+        placed = sorted((k for k in kids if tags[k].hi >= tags[k].lo), key=lambda k: tags[k].lo)
+        for prev, k in zip(placed, placed[1:], strict=False):
+            a, b = tags[prev], tags[k]
+            if b.lo > a.hi:
+                continue
+            if a.hi > a.lo and b.lo > a.lo:  # the earlier one gives up its overlap
+                a.hi = b.lo - 1
+            else:
+                b.lo = a.hi + 1
+                if b.hi < b.lo:
+                    b.hi = b.lo - 1
+        todo += kids
+
+
+def _empty(tags: list[Tag], atoms: list[Atom], n: int | None) -> list[str]:
+    """A tag written around nothing, with everything it held in the source, in order."""
+    inside = [(t.first, 0, k) for k, t in enumerate(tags) if t.parent == n]
+    inside += [(a.after + 0.5, 1, k) for k, a in enumerate(atoms) if a.parent == n]
+    out = [tags[n].open] if n is not None else []
+    for _, kind, k in sorted(inside):
+        out += _empty(tags, atoms, k) if kind == 0 else [atoms[k].text]
+    return out + ([tags[n].close] if n is not None else [])
+
+
+def _within(tags: list[Tag], n: int | None, outer: int) -> bool:
+    """Whether tag `n` is tag `outer` or lies inside it."""
+    while n is not None:
+        if n == outer:
+            return True
+        n = tags[n].parent
+    return False
+
+
+def _word(
+    k: int,
+    word: str,
+    tags: list[Tag],
+    before: list[tuple[int | None, str]],
+    after: list[tuple[int | None, str]],
+    escape: Callable[[str], str],
+) -> str:
+    """Target word k with the tags that open or close on it and the atoms placed around it."""
+    lead, core, trail = CORE.match(word).groups()  # type: ignore[union-attr]
+    if not core:
+        lead, core, trail = "", word, ""
+    lead, core, trail = escape(lead), escape(core), escape(trail)
+    opens = sorted((n for n, t in enumerate(tags) if t.lo == k <= t.hi), key=lambda n: tags[n].lo)
+    opens.sort(key=lambda n: _depth(tags, n))
+    closes = sorted(
+        (n for n, t in enumerate(tags) if t.lo <= t.hi == k), key=lambda n: _depth(tags, n)
+    )
+    out: list[str] = []
+    outer, pending = True, list(before)
+    for n in opens:  # outermost first
+        outer = outer and tags[n].outer_start
+        if not outer and lead is not None:
+            out.append(lead)
+            lead = None
+        out += [text for parent, text in pending if not _within(tags, parent, n)]
+        pending = [(p, t) for p, t in pending if _within(tags, p, n)]
+        out.append(tags[n].open)
+    out += [text for _, text in pending] + ([lead] if lead is not None else []) + [core]
+    flags, outer = {}, True
+    for n in closes:  # outermost first: a tag wraps punctuation only if its parents do
+        outer = flags[n] = outer and tags[n].outer_end
+    pending = list(after)
+    for n in reversed(closes):  # innermost first
+        if flags[n] and trail is not None:
+            out.append(trail)
+            trail = None
+        out += [text for parent, text in pending if _within(tags, parent, n)]
+        pending = [(p, t) for p, t in pending if not _within(tags, p, n)]
+        out.append(tags[n].close)
+    return "".join(out + ([trail] if trail is not None else []) + [t for _, t in pending])
+
+
+def _depth(tags: list[Tag], n: int) -> int:
+    """How many tags hold tag n."""
+    depth = 0
+    while (n := tags[n].parent) is not None:  # type: ignore[assignment]
+        depth += 1
+    return depth
