@@ -147,3 +147,31 @@ def test_a_wrong_api_key_gets_403_invalid_api_key(translator) -> None:
         reply = c.post("/detect", data={"q": FRENCH, "api_key": "nope"})
         assert reply.status_code == 403 and reply.json() == {"error": "Invalid API key"}
         assert c.get("/frontend/settings").json()["keyRequired"] is True
+
+
+PAGE = "<p>il voit <b>grand chat</b> rouge</p>\n<ul><li>je mange <i>pain</i></li></ul>\n"
+DOCUMENTS = {
+    "page.html": ("html", PAGE),
+    "notes.md": ("markdown", "# il voit chat\n\nje mange **pain** et `code`\n"),
+    "film.srt": ("srt", "1\n00:00:01,000 --> 00:00:02,000\nil voit chat\nje mange pain\n\n"),
+}
+
+
+def test_format_html_translates_as_the_documents_core_does(client, translator) -> None:
+    from seq2attn_cli.documents import translate_document
+
+    want = translate_document(translator, PAGE, format="html", beam=5)
+    reply = client.post("/translate", json={"q": [PAGE], "source": "fr", "format": "html"})
+    assert reply.json() == {"translatedText": [want]}
+    assert want.count("<b>") == want.count("</b>") == 1
+
+
+@pytest.mark.parametrize("name", DOCUMENTS)
+def test_a_document_file_comes_back_translated_in_its_format(client, translator, name) -> None:
+    from seq2attn_cli.documents import translate_document
+
+    form, text = DOCUMENTS[name]
+    sent = client.post("/translate_file", files={"file": (name, text.encode())})
+    got = client.get(sent.json()["translatedFileUrl"])
+    assert got.text == translate_document(translator, text, format=form, beam=5)
+    assert got.headers["content-disposition"] == f'attachment; filename="{name}"'

@@ -16,7 +16,6 @@ from pathlib import PurePosixPath, PureWindowsPath
 from .fields import Refused
 
 KEEP, KEEP_SECONDS = 32, 30 * 60
-FILE_SUFFIXES = {".txt": "text", ".html": "html", ".htm": "html", ".md": "markdown", ".srt": "srt"}
 UNSAFE = re.compile(r"[^\w.-]", re.ASCII)  # a stored name is a header and a path segment
 
 

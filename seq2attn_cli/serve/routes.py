@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from pathlib import PurePath
 from typing import Any
 
 from starlette.requests import Request
@@ -32,7 +31,7 @@ from .fields import (
     texts_of,
     upload_of,
 )
-from .files import FILE_SUFFIXES, Downloads, text_of
+from .files import Downloads, text_of
 
 
 @dataclass(kw_only=True)
@@ -96,10 +95,7 @@ class Service:
         texts_of([text], self.limits, single=True)
         if source == "auto":
             await self.detected([text])
-        if form == "text":
-            done = "\n".join(t.text for t in (await self.lines([text]))[0])
-        else:
-            done = await self.document(text, form)
+        done = await self.document(text, form)
         name = self.downloads.add(upload.filename or "", done.encode("utf-8"))
         return JSONResponse({"translatedFileUrl": f"{request.base_url}download_file/{name}"})
 
@@ -156,12 +152,14 @@ class Service:
 
 
 def file_format(filename: str) -> str:
-    """The document format of a file name; 400 for one not supported."""
-    suffix = PurePath(filename).suffix.lower()
-    if suffix not in FILE_SUFFIXES:
-        listed = ", ".join(FILE_SUFFIXES)
-        raise Refused(400, f"Invalid request: file format not supported ({listed})")
-    return FILE_SUFFIXES[suffix]
+    """The document format of a file name (documents.format_of); 400 for one not supported."""
+    from ..documents import EXTENSIONS, format_of
+
+    try:
+        return format_of(filename)
+    except ValueError:
+        listed = ", ".join(EXTENSIONS)
+        raise Refused(400, f"Invalid request: file format not supported ({listed})") from None
 
 
 def alternatives_of(answer: list[Translation], n: int) -> list[str]:

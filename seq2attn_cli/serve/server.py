@@ -32,9 +32,10 @@ from starlette.routing import Route
 from ..config import StoredConfig
 from ..data.languages import NAMES
 from ..decoding.translator import Translation, Translator
+from ..documents import EXTENSIONS
 from .detect import UNDETERMINED, Detector
 from .fields import Limits, RateLimit, Refused
-from .files import FILE_SUFFIXES, Downloads
+from .files import Downloads
 from .routes import Service
 
 
@@ -241,7 +242,7 @@ def frontend_settings(
         "keyRequired": api_key is not None,
         "suggestions": False,
         "filesTranslation": True,
-        "supportedFilesFormat": list(FILE_SUFFIXES),
+        "supportedFilesFormat": list(EXTENSIONS),
         "language": {
             "source": {"code": "auto", "name": "Auto Detect"},
             "target": {"code": target, "name": NAMES.get(target, target)},
