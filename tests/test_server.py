@@ -137,7 +137,7 @@ def test_requests_over_a_limit_get_413_and_the_server_goes_on(translator) -> Non
 def test_a_request_over_the_time_limit_gets_503(translator) -> None:
     with client_for(translator, timeout=1e-6) as c:
         reply = c.post("/translate", json={"q": LINES, "source": "fr"})
-        assert reply.status_code == 503 and "not translated within" in reply.json()["error"]
+        assert reply.status_code == 503 and "not done within" in reply.json()["error"]
 
 
 class Slow:

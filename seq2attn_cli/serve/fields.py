@@ -209,6 +209,8 @@ def asked_of(fields: dict[str, Any], *, languages: tuple[str, str], beam: int) -
     attention = fields.get("attention", False)
     if attention not in (True, False, "true", "false", "1", "0"):
         raise Refused(400, "Invalid request: attention parameter must be true or false")
+    if form == "html" and attention in (True, "true", "1"):
+        raise Refused(400, "Invalid request: attention is given for format text only")
     return Asked(
         texts=texts,
         single=isinstance(q, str),

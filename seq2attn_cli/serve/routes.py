@@ -7,8 +7,9 @@ LibreTranslate's status and a one-line reason, and answers in LibreTranslate's s
 from __future__ import annotations
 
 import asyncio
+import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -33,6 +34,9 @@ from .fields import (
 )
 from .files import Downloads, text_of
 
+if TYPE_CHECKING:  # server.py imports this module
+    from .server import Batcher
+
 
 @dataclass(kw_only=True)
 class Service:
@@ -43,7 +47,7 @@ class Service:
     beam: int
     limits: Limits
     api_key: str | None
-    batcher: Any  # server.Batcher
+    batcher: Batcher
     detector: Detector
     downloads: Downloads
     rate: RateLimit
@@ -67,10 +71,8 @@ class Service:
         answers = await self.lines(texts)
         done = ["\n".join(t.text for t in answer) for answer in answers]
         others = [alternatives_of(answer, asked.alternatives) for answer in answers]
-        attention = [[attention_of(t) for t in answer] for answer in answers]
-        return JSONResponse(
-            reply_of(asked, done, others, detected, attention if asked.attention else None)
-        )
+        attention = [[attention_of(t) for t in a] for a in answers] if asked.attention else None
+        return JSONResponse(reply_of(asked, done, others, detected, attention))
 
     async def detect(self, request: Request) -> JSONResponse:
         """POST /detect: the languages q may be in, likeliest first (LibreTranslate's list)."""
@@ -82,7 +84,8 @@ class Service:
         if not isinstance(q, str):
             raise Refused(400, "Invalid request: q must be a string")
         texts_of([q], self.limits, single=True)
-        return JSONResponse(await self.timed(asyncio.to_thread(self.detector.detect, q)))
+        found = asyncio.to_thread(self.detector.detect, q)
+        return JSONResponse(await self.timed(found, "detecting a language"))
 
     async def translate_file(self, request: Request) -> JSONResponse:
         """POST /translate_file: a .txt, .html, .md or .srt file, translated for /download_file."""
@@ -114,7 +117,8 @@ class Service:
         source = self.languages[0]
         if source == UNDETERMINED:
             return {"language": UNDETERMINED, "confidence": 0.0}
-        found = await self.timed(asyncio.to_thread(self.detector.detect, "\n".join(texts)))
+        detecting = asyncio.to_thread(self.detector.detect, "\n".join(texts))
+        found = await self.timed(detecting, "detecting a language")
         language = source_of(found, source)
         if language["language"] != source:
             raise Refused(
@@ -126,9 +130,15 @@ class Service:
 
     async def lines(self, texts: list[str]) -> list[list[Translation]]:
         """Each text's lines translated, in one batch for the whole request."""
-        from .server import translate_texts
-
-        return await translate_texts(self.batcher, texts, timeout=self.limits.timeout)
+        split = [text.split("\n") for text in texts]
+        lines = [line for text in split for line in text]
+        what = f"{sum(map(len, lines)):,} characters"
+        done = await self.timed(self.batcher.submit(lines), what)
+        answers, start = [], 0
+        for text in split:
+            answers.append(done[start : start + len(text)])
+            start += len(text)
+        return answers
 
     async def document(self, text: str, form: str) -> str:
         """A document (HTML, Markdown, subtitles) translated in the search thread."""
@@ -139,16 +149,19 @@ class Service:
 
         loop = asyncio.get_running_loop()
         try:
-            return await self.timed(loop.run_in_executor(self.batcher.pool, work))
+            done = loop.run_in_executor(self.batcher.pool, work)
+            return await self.timed(done, f"a document of {len(text):,} characters")
         except ValueError as error:  # DocumentError: one that cannot be translated at all
             raise Refused(400, f"Invalid request: {error}") from None
 
-    async def timed(self, work: Any) -> Any:
-        """Await work, refused with 503 after the request's time limit."""
+    async def timed(self, work: Any, what: str) -> Any:
+        """Await work, refused with 503 (and a line in the log) after the time limit."""
         try:
             return await asyncio.wait_for(work, self.limits.timeout)
         except TimeoutError:
-            raise Refused(503, f"not done within {self.limits.timeout:g} s; try again") from None
+            late = f"not done within {self.limits.timeout:g} s"
+            print(f"s2a: 503, {what} {late}", file=sys.stderr)
+            raise Refused(503, f"{late}; try again") from None
 
 
 def file_format(filename: str) -> str:

@@ -6,7 +6,8 @@ a form or the query string: fields.py), plus `"attention": true` for each line's
 attention weights and Pharaoh alignment, and a page at / that draws them. Requests that
 arrive within a few milliseconds of each other share one search (a sentence's translation
 does not depend on its batch, so this changes speed only). Refusals are {"error": ...} with
-LibreTranslate's status: 400 for a bad field, 403 for a bad api_key, 413 over a limit.
+LibreTranslate's status: 400 for a bad field, 403 for a bad api_key, 429 over --req-limit;
+and 413 over a size limit, 503 when the time limit passes.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import re
 import socket
-import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -188,25 +188,6 @@ def create_app(
     ]
     handlers: dict[Any, Callable] = {Refused: refused, HTTPException: http_error}
     return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
-
-
-async def translate_texts(
-    batcher: Batcher, texts: list[str], *, timeout: float
-) -> list[list[Translation]]:
-    """Each text's lines translated, in one batch for the whole request; 503 after `timeout`."""
-    split = [text.split("\n") for text in texts]
-    lines = [line for text in split for line in text]
-    try:
-        done = await asyncio.wait_for(batcher.submit(lines), timeout)
-    except TimeoutError:
-        late = f"not translated within {timeout:g} s"
-        print(f"s2a: 503, {sum(map(len, lines)):,} characters {late}", file=sys.stderr)
-        raise Refused(503, f"{late}; try again") from None
-    answers, start = [], 0
-    for text in split:
-        answers.append(done[start : start + len(text)])
-        start += len(text)
-    return answers
 
 
 async def refused(request: Request, error: Refused) -> JSONResponse:
