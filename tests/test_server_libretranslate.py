@@ -53,6 +53,8 @@ def test_source_auto_refuses_a_text_surely_in_another_language(client) -> None:
     assert german.status_code == 400 and german.json()["error"].startswith("de is not supported")
     french = client.post("/translate", json={"q": FRENCH, "source": "auto"}).json()
     assert french["detectedLanguage"]["language"] == "fr"
+    short = client.post("/translate", json={"q": "Non", "source": "auto"})  # Italian, 51%
+    assert short.status_code == 200 and short.json()["detectedLanguage"]["language"] == "fr"
 
 
 def test_alternatives_are_the_beams_next_best_and_leave_the_translation_alone(

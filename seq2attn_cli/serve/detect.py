@@ -15,6 +15,9 @@ from ..data.languages import NAMES
 
 UNDETERMINED = "und"  # ISO 639's code for a language not known
 SURE = 0.5  # a share of the detector's confidence above which `auto` refuses another language
+# ...in a text of at least this many words: lingua took the French "Non", "OK" and
+# "Le weekend" for Italian or Dutch at 51-53%, and no 3-word French phrase we tried
+MIN_WORDS = 3
 
 
 class Detector:
@@ -53,14 +56,14 @@ def lingua_detector(codes: tuple[str, ...]) -> Any:
         return _loaded[codes]
 
 
-def source_of(found: list[dict[str, Any]], source: str) -> dict[str, Any]:
-    """The language a model of `source` takes a text to be in, from what the detector found.
+def source_of(found: list[dict[str, Any]], source: str, *, words: int) -> dict[str, Any]:
+    """The language a model of `source` takes a text of `words` words to be in.
 
-    The detector's pick if it is `source` or the detector is sure of it; else (short or
-    mixed text) `source`, with the confidence the detector gave it (0 if none).
+    The detector's pick if it is `source`, or if the detector is sure of it and the text
+    long enough to be sure of; else `source`, with the confidence the detector gave it.
     """
     best = found[0]
-    if best["language"] == source or best["confidence"] >= SURE * 100:
+    if best["language"] == source or (best["confidence"] >= SURE * 100 and words >= MIN_WORDS):
         return best
     mine = next((f for f in found if f["language"] == source), None)
     return mine or {"confidence": 0.0, "language": source}

@@ -119,7 +119,7 @@ class Service:
             return {"language": UNDETERMINED, "confidence": 0.0}
         detecting = asyncio.to_thread(self.detector.detect, "\n".join(texts))
         found = await self.timed(detecting, "detecting a language")
-        language = source_of(found, source)
+        language = source_of(found, source, words=sum(len(t.split()) for t in texts))
         if language["language"] != source:
             raise Refused(
                 400,
