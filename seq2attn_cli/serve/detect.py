@@ -1,9 +1,11 @@
 """Which language a text is in: lingua's detector over the languages s2a names and the model's.
 
 Lingua's high-accuracy models of all its 75 languages take ~900 MB and 30 s to load; of the
-seven languages s2a names (data.languages.NAMES) ~190 MB and ~4.5 s (measured on a shared
-2-core machine). So the detector knows those seven, and loads on the first detection, not
-at start-up: a server never asked to detect pays nothing.
+seven languages s2a names (data.languages.NAMES) ~210 MB and ~5 s (measured in `s2a serve`
+on a shared 2-core machine; 35 s when it was loaded 7-fold). Its low-accuracy mode takes
+12 MB but called "il voit grand chat rouge" English. So the detector knows those seven,
+at high accuracy, and `s2a serve` loads it in a thread at start-up: the page asks for
+`"source": "auto"` every time, and its first translation should not wait for the load.
 """
 
 from __future__ import annotations
@@ -21,10 +23,14 @@ MIN_WORDS = 3
 
 
 class Detector:
-    """Lingua's detector over the languages s2a names and `also`, built on first use."""
+    """Lingua's detector over the languages s2a names and `also`, loaded once per process."""
 
     def __init__(self, *, also: tuple[str, ...] = ()) -> None:
         self.codes = tuple(sorted({*NAMES, *also} - {UNDETERMINED}))
+
+    def load(self) -> None:
+        """Load lingua's models now (it takes seconds): detections wait for this."""
+        lingua_detector(self.codes)
 
     def detect(self, text: str) -> list[dict[str, Any]]:
         """LibreTranslate's /detect answer: languages with confidence 0-100, likeliest first."""
@@ -52,7 +58,8 @@ def lingua_detector(codes: tuple[str, ...]) -> Any:
 
             known = [c.upper() for c in codes if hasattr(IsoCode639_1, c.upper())]
             isos = [getattr(IsoCode639_1, c) for c in known]
-            _loaded[codes] = LanguageDetectorBuilder.from_iso_codes_639_1(*isos).build()
+            builder = LanguageDetectorBuilder.from_iso_codes_639_1(*isos)
+            _loaded[codes] = builder.with_preloaded_language_models().build()
         return _loaded[codes]
 
 

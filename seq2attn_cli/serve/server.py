@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import re
 import socket
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -171,6 +172,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
+        threading.Thread(target=service.detector.load, name="s2a-lingua", daemon=True).start()
         task = asyncio.create_task(batcher.run())
         yield
         task.cancel()
