@@ -1,5 +1,6 @@
 """`s2a translate`: sentences, a file, a pipe or an interactive prompt in; one line out per
-line in (text or JSONL), with heatmaps and alignments on request."""
+line in (text or JSONL), with heatmaps and alignments on request; or a whole document (HTML,
+Markdown, subtitles) in and the same document, translated, out."""
 
 from __future__ import annotations
 
@@ -39,7 +40,21 @@ def translate(
     ] = None,
     input: Annotated[
         Path | None,
-        typer.Option("--input", "-i", help="Translate this file, line by line (- = stdin)."),
+        typer.Option(
+            "--input",
+            "-i",
+            help="Translate this file (- = stdin): line by line, or as a document if .html, .htm,"
+            " .md, .markdown or .srt.",
+        ),
+    ] = None,
+    input_format: Annotated[
+        str | None,
+        typer.Option(
+            "--input-format",
+            help="Read --input as a document of this format: html | markdown | srt | text"
+            " (text: each line's sentences one by one).",
+            autocompletion=lambda: ["html", "markdown", "srt", "text"],
+        ),
     ] = None,
     model: ModelDir = None,
     beam: Beam = DECODE.beam,
@@ -67,13 +82,20 @@ def translate(
     if texts and input is not None:
         fail(f"give sentences or --input {input}, not both")
     _warn_about_file_names(texts)
+    document = _document_format(input, input_format)
+    if document is not None and (format != "text" or align or heatmap):
+        fail("--format jsonl, --align and --heatmap are for lines; a document comes out whole")
+    if document is not None and texts:
+        fail("--input-format is for --input (a file, or - for stdin), not sentences")
     with handled(debug):
+        if document is not None:
+            source = _read_document(input)
+            translator = _load(model, device, threads, quantize)
+            name = "stdin" if input is None or str(input) == "-" else str(input)
+            _write_document(translator, source, document, beam=beam, name=name)
+            return
         stream = _open_input(input) if input is not None and str(input) != "-" else None
-        directory = model_dir(model)
-        torch_device = setup_torch(device, threads)
-        from ..decoding.translator import Translator
-
-        translator = Translator.load(directory, device=torch_device, quantized=quantize)
+        translator = _load(model, device, threads, quantize)
         picture = StdoutConsole() if sys.stdout.isatty() else err  # never mixed into a pipe
         name = str(input) if stream is not None else None
 
@@ -103,6 +125,57 @@ def translate(
                 lines = [raw.decode("utf-8", errors="replace") for raw in chunk]
                 emit(lines, line_no)
                 line_no += len(lines)
+
+
+def _document_format(input: Path | None, given: str | None) -> str | None:
+    """The document format --input is read in, or None to translate it line by line."""
+    from ..documents import EXTENSIONS, FORMATS
+
+    if given is not None:
+        if given not in FORMATS:
+            fail(f"--input-format must be one of {', '.join(FORMATS)}, not {given!r}")
+        return given
+    suffix = input.suffix.lower() if input is not None else ""
+    return EXTENSIONS[suffix] if suffix in EXTENSIONS and suffix != ".txt" else None
+
+
+def _read_document(path: Path | None) -> str:
+    """A whole document, from its file or stdin, or one error line naming it."""
+    from ..data.streams import not_text
+    from ..documents import MAX_CHARS
+
+    name = "stdin" if path is None or str(path) == "-" else str(path)
+    stream = sys.stdin.buffer if name == "stdin" else _open_input(path)  # type: ignore[arg-type]
+    with stream:
+        data = stream.read(4 * MAX_CHARS + 1)  # UTF-8: at most 4 bytes a character
+    if problem := not_text([data[: 1 << 16]]):
+        fail(f"{name}: {problem}")
+    text = data.decode("utf-8", errors="replace")
+    if len(data) > 4 * MAX_CHARS or len(text) > MAX_CHARS:
+        fail(f"{name}: more than {MAX_CHARS:,} characters; split it, or translate it line by line")
+    return text
+
+
+def _load(model: Path | None, device: str, threads: int, quantize: bool) -> Any:
+    """The translator, on the device asked for."""
+    directory = model_dir(model)
+    torch_device = setup_torch(device, threads)
+    from ..decoding.translator import Translator
+
+    return Translator.load(directory, device=torch_device, quantized=quantize)
+
+
+def _write_document(translator: Any, text: str, format: str, *, beam: int, name: str) -> None:
+    """A document translated to stdout; a document it cannot read: one line naming it."""
+    from ..documents import translate_document
+    from ..errors import DocumentError
+
+    try:
+        translated = translate_document(translator, text, format=format, beam=beam)
+    except DocumentError as error:
+        fail(f"{name}: {error}")
+    sys.stdout.write(translated)
+    sys.stdout.flush()
 
 
 def _pharaoh(t: Any) -> str:

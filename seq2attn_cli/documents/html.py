@@ -124,7 +124,7 @@ def read(page: str) -> list[Chunk]:
         elif kind == "start" and _skipped(tag, attrs) and tag not in ATOMS:
             kept = (tag, 1, [raw])
         elif kind in ("start", "empty") and (tag in ATOMS or kind == "empty" and tag in INLINE):
-            items.append(Keep(_parts(raw), breaks=tag == "br"))
+            items.append(Keep(_parts(raw), breaks=tag == "br", cuts=tag == "br"))
         elif kind == "start" and tag in INLINE:
             items.append(Open(_parts(raw), tag))
         elif kind == "end" and tag in INLINE:

@@ -25,6 +25,7 @@ from .placement import Atom, Tag, aligned_targets, place
 
 MAX_DEPTH = 32  # tags nested deeper than this in one run are kept as they were, not placed
 WORD = re.compile(r"\S+")
+FULL_STOP = re.compile(r"[.!?…:;]\W*$")  # a source sentence that ends as a sentence does
 
 
 def same(text: str) -> str:
@@ -64,7 +65,8 @@ class Keep:
     """Markup written as it was, never translated: inline code, <br>, an image."""
 
     parts: tuple[Part, ...]
-    breaks: bool = False  # it parts words as a space does (<br>, a hard line break)
+    breaks: bool = False  # it parts words as a space does (<br>, a line break)
+    cuts: bool = False  # and sentences too (<br>, but not a line break inside a subtitle)
 
 
 Item = str | Open | Close | Keep
@@ -102,6 +104,8 @@ class _Point:
     pos: int
     parts: tuple[Part, ...]
     parent: int | None
+    breaks: bool = False
+    cuts: bool = False
 
 
 @dataclass
@@ -151,7 +155,10 @@ def _plain(plain: Plain, done: Mapping[str, Any]) -> str:
         return plain.escape(plain.source)
     lead = plain.source[: len(plain.source) - len(plain.source.lstrip())]
     trail = plain.source[len(plain.source.rstrip()) :]
-    return lead + plain.escape(done[source].text) + trail
+    text = done[source].text
+    if not FULL_STOP.search(source) and re.search(r"\w\.$", text):
+        text = text[:-1]  # the model ends a fragment (an alt text) with a full stop
+    return lead + plain.escape(text) + trail
 
 
 def _parts(parts: tuple[Part, ...], done: Mapping[str, Any]) -> str:
@@ -215,7 +222,7 @@ def _run(items: list[Item]) -> _Run:
             span = run.spans[stack.pop()]
             span.end, span.close = length, item.text
         else:
-            run.points.append(_Point(length, item.parts, parent))
+            run.points.append(_Point(length, item.parts, parent, item.breaks, item.cuts))
             if item.breaks:
                 text.append(" ")
                 length += 1
@@ -230,8 +237,9 @@ def _segments(run: _Run) -> list[tuple[int, int]]:
         cursor = run.text.find(sentence, cursor)
         starts.append(cursor)
         cursor += len(sentence)
+    starts = starts[1:] + [p.pos + 1 for p in run.points if p.cuts]  # after a break's space
     cores = [_core_of(run.text, s.start, s.end) for s in run.spans]
-    starts = [a for a in starts[1:] if not any(cs < a < ce for cs, ce in cores)]
+    starts = sorted({a for a in starts if not any(cs < a < ce for cs, ce in cores)})
     bounds = [0, *starts, len(run.text)]
     return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if run.text[a:b].strip()]
 
@@ -262,7 +270,12 @@ def _inline(chunk: Inline, done: Mapping[str, Any]) -> str:
             points += [p for p in run.points if p.pos < a]
         out.append(_sentence(run, (a, b), inside, points, done, chunk.escape))
         gap = run.text[a:b][len(run.text[a:b].rstrip()) :]
-        out.append(("\n" if "\n" in gap else " ") if not last else gap)
+        words_end = len(run.text[:b].rstrip())
+        ending = [p for p in points if p.pos >= words_end]  # after the sentence's last word
+        if last:  # the run's trailing spaces, those before a trailing atom written by it
+            out.append(run.text[max([words_end] + [p.pos for p in ending]) :])
+        elif not any(p.breaks for p in ending):
+            out.append("\n" if "\n" in gap else " ")
     return "".join(out)
 
 
@@ -305,12 +318,18 @@ def _sentence(
         )
     atoms = [
         Atom(
-            after=bisect_right(ends, p.pos) - 1,
+            after=bisect_left(starts, p.pos) - 1,  # the word it follows, or is inside
             text=_parts(p.parts, done),
             parent=index.get(p.parent) if p.parent is not None else None,
             space=p.pos > 0 and run.text[p.pos - 1].isspace(),
+            glued=p.pos < len(run.text)
+            and not run.text[p.pos].isspace()
+            and not run.text[p.pos].isalnum(),
+            breaks=p.breaks,
         )
         for p in points
     ]
     tgt, aligned = aligned_targets(words, done[" ".join(words)])
+    if tgt and not FULL_STOP.search(words[-1]) and re.search(r"\w\.$", tgt[-1]):
+        tgt[-1] = tgt[-1][:-1]  # the model ends a fragment (a heading, a cell) with a full stop
     return place(tags, atoms, tgt, aligned, escape)

@@ -1,11 +1,128 @@
-"""Markdown documents: not read yet."""
+"""Markdown documents: the text of each paragraph, heading, list item and table cell
+translated, its emphasis, links and code placed by attention (inline.py).
+
+markdown-it-py (CommonMark, with GitHub's tables and strikethrough) finds the blocks; only
+the source of each block's text is replaced, so everything around it (list markers, `>`,
+`#`, table pipes, blank lines, code blocks, HTML blocks, link definitions) is kept as it was.
+A paragraph's lines are joined into one (a hard line break stays); inline code, URLs, HTML
+and backslash escapes are kept as written. A link is written back inline, `[text](url)`,
+with the URL as markdown-it reads it.
+"""
 
 from __future__ import annotations
 
-from ..errors import DocumentError
-from .inline import Chunk
+import re
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from .inline import Chunk, Close, Inline, Item, Keep, Open, Plain
+
+PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
+SPECIAL = re.compile(r"[\\`*_\[\]<>]")  # in text, these would start markup
+MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
 
 
 def read(text: str) -> list[Chunk]:
-    """Markdown is not read yet."""
-    raise DocumentError("markdown documents are not translated yet")
+    """The document as chunks: markup as written, each block's text as an Inline."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)] + [len(text)]
+    chunks: list[Chunk] = []
+    cursor = 0
+    for token in PARSER.parse(text):
+        if token.type != "inline" or token.map is None or not token.children:
+            continue
+        lo, hi = starts[token.map[0]], starts[min(token.map[1], len(starts) - 1)]
+        found = _locate(text, token.content.split("\n"), max(cursor, lo), hi)
+        if found is None:  # not where markdown-it says: the block is kept as it was
+            continue
+        start, end, prefixes = found
+        items = _items(token.children, token.content, prefixes)
+        chunks += [text[cursor:start], Inline(items, escape)]
+        cursor = end
+    return [*chunks, text[cursor:]]
+
+
+def escape(text: str) -> str:
+    """Text written into Markdown: the characters that would start markup, escaped."""
+    return SPECIAL.sub(r"\\\g<0>", text)
+
+
+def _locate(
+    text: str, lines: list[str], start: int, stop: int
+) -> tuple[int, int, list[str]] | None:
+    """Where a block's text lines are in the document: (start, end, each line's prefix)."""
+    prefixes, first, at = [], -1, start
+    for n, line in enumerate(lines):
+        found = text.find(line, at, stop)
+        if found < 0 or (n and text.count("\n", at, found) != 1):
+            return None
+        prefixes.append(text[text.rfind("\n", 0, found) + 1 : found])
+        first = found if n == 0 else first
+        at = found + len(line)
+    return first, at, prefixes
+
+
+def _items(children: list[Token], content: str, prefixes: list[str]) -> list[Item]:
+    """A block's inline tokens as Inline items: text, marks around words, and kept markup."""
+    lines = content.split("\n")
+    items: list[Item] = []
+    line, links, skip = 0, [], False
+    for token in children:
+        kind = token.type
+        if skip:  # the text of an autolink, written whole with its <...>
+            skip = kind != "link_close"
+        elif kind == "text":
+            items.append(token.content)
+        elif kind == "text_special":  # an entity: its character; an escape: as written
+            items.append(Keep((token.markup,)) if token.info == "escape" else token.content)
+        elif kind == "softbreak":
+            items.append(" ")
+            line += 1
+        elif kind == "hardbreak":
+            mark = "\\" if lines[line].endswith("\\") else "  "
+            line += 1
+            items.append(Keep((f"{mark}\n{prefixes[line]}",), breaks=True, cuts=True))
+        elif kind.removesuffix("_open") in MARKS:
+            items.append(Open((token.markup,), kind.removesuffix("_open")))
+        elif kind.removesuffix("_close") in MARKS:
+            items.append(Close(token.markup, kind.removesuffix("_close")))
+        elif kind == "link_open" and token.markup == "autolink":
+            skip = True
+            url = token.attrs.get("href", "")
+            items.append(Keep((f"<{_url_text(children, token) or url}>",)))
+        elif kind == "link_open":
+            links.append(_target(token))
+            items.append(Open(("[",), "link"))
+        elif kind == "link_close":
+            items.append(Close(f"]({links.pop()})", "link"))
+        elif kind == "code_inline":
+            pad = " " if token.content.startswith("`") or token.content.endswith("`") else ""
+            items.append(Keep((f"{token.markup}{pad}{token.content}{pad}{token.markup}",)))
+        elif kind == "image":
+            items.append(Keep(("![", Plain(token.content), f"]({_target(token)})")))
+        elif kind == "html_inline":
+            items.append(
+                Keep(
+                    (token.content,),
+                    breaks=token.content.lower().startswith("<br"),
+                    cuts=token.content.lower().startswith("<br"),
+                )
+            )
+        else:  # a token this reader does not know: its text, as written
+            items.append(Keep((token.markup + token.content,)))
+    return items
+
+
+def _target(token: Token) -> str:
+    """A link's or image's (url "title"), as Markdown writes it."""
+    url = str(token.attrs.get("href", token.attrs.get("src", "")))
+    if not url or re.search(r"[\s()<>]", url):
+        url = f"<{url}>"
+    title = token.attrs.get("title")
+    return f'{url} "{title}"' if title else url
+
+
+def _url_text(children: list[Token], opening: Token) -> str:
+    """An autolink's text as written between its < and >."""
+    after = children[children.index(opening) + 1]
+    return after.content if after.type == "text" else ""

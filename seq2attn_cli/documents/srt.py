@@ -1,11 +1,85 @@
-"""Subtitle (SRT) documents: not read yet."""
+"""SubRip subtitles (.srt): each cue's text translated, its number and timing kept as written.
+
+The `srt` package reads each cue; a block it cannot read (a broken timing, a number that is
+not one) is kept as it was, untranslated. A cue's lines are translated as one text and its
+line breaks placed by attention, so a two-line cue stays two lines; a dialogue cue (each
+line starting with "-") has each line translated alone. <i>, <b>, <u> and <font> tags are
+placed as in HTML (html.py).
+"""
 
 from __future__ import annotations
 
+import re
+
+import srt
+
 from ..errors import DocumentError
-from .inline import Chunk
+from . import html
+from .inline import Chunk, Inline, Keep, same
+
+BLANK = re.compile(r"((?:\r?\n)(?:[ \t]*\r?\n)+)")  # what parts two cues
+DIALOGUE = re.compile(r"^(\s*-+\s*)(.*)$", re.S)
 
 
 def read(text: str) -> list[Chunk]:
-    """Subtitle (SRT) is not read yet."""
-    raise DocumentError("subtitle files are not translated yet")
+    """The subtitles as chunks: numbers, timings and blank lines as written, cue text apart."""
+    body = text.lstrip("\ufeff")
+    chunks: list[Chunk] = [text[: len(text) - len(body)]]
+    cues = 0
+    for k, block in enumerate(BLANK.split(body)):
+        if k % 2 or not block.strip():  # the blank lines between cues
+            chunks.append(block)
+            continue
+        cue = _cue(block)
+        cues += cue is not None
+        chunks += cue if cue is not None else [block]
+    if body.strip() and not cues:
+        raise DocumentError("no subtitle cue found (number, 00:00:01,000 --> 00:00:02,000, text)")
+    return chunks
+
+
+def _cue(block: str) -> list[Chunk] | None:
+    """One cue's chunks, or None when `srt` cannot read it as one cue."""
+    try:
+        found = list(srt.parse(block))
+    except srt.SRTParseError:
+        return None
+    if len(found) != 1:
+        return None
+    lines = block.splitlines(keepends=True)
+    timing = next(n for n, line in enumerate(lines) if "-->" in line)
+    chunks: list[Chunk] = ["".join(lines[: timing + 1])]
+    text = "".join(lines[timing + 1 :])
+    if all(DIALOGUE.match(line) for line in lines[timing + 1 :]):  # "- Hi!" / "- Hello."
+        for line in lines[timing + 1 :]:
+            dash, rest = DIALOGUE.match(line).groups()  # type: ignore[union-attr]
+            content = rest.rstrip("\r\n")
+            chunks += [dash, *_text(content), rest[len(content) :]]
+        return chunks
+    content = text.rstrip("\r\n")
+    return chunks + _text(content) + [text[len(content) :]]
+
+
+def _text(content: str) -> list[Chunk]:
+    """A cue's text, read as HTML inline markup, its line breaks placed like <br>."""
+    chunks = html.read(content)
+    for chunk in chunks:
+        if isinstance(chunk, Inline):
+            chunk.escape = same  # SubRip text is not HTML-escaped: "Tom & Jerry"
+            chunk.items = [
+                piece
+                for item in chunk.items
+                for piece in (_broken(item) if isinstance(item, str) else [item])
+            ]
+    return chunks
+
+
+def _broken(text: str) -> list:
+    """A run of text with each line break as a Keep that parts words."""
+    out: list = []
+    for n, line in enumerate(re.split(r"(\r?\n)", text)):
+        if n % 2:
+            out.append(Keep((line,), breaks=True))
+        elif line:
+            out.append(line)
+    return out

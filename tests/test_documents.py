@@ -1,0 +1,261 @@
+"""Documents in, the same documents translated out: HTML pages, READMEs, subtitle files and
+plain text keep their structure, their tags land on the translated words, and what must not
+be translated (code, URLs, attributes, timings) comes out as it went in."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+from typer.testing import CliRunner
+
+from seq2attn_cli.cli.app import app
+from seq2attn_cli.decoding.translator import Translator
+from seq2attn_cli.documents import FORMATS, format_of, translate_document
+from seq2attn_cli.errors import DocumentError
+
+PAGE = """<!DOCTYPE html>
+<html lang="fr">
+<head><title>je mange pain</title><style>p { color: red; }</style></head>
+<body>
+<h1>il <b>voit</b> chat</h1>
+<p>je <b>mange <i>pain</i></b> rouge</p>
+<p>elle <a href="https://ex.com/?q=chat&amp;n=2" title="chien rouge">aime <em>eau</em></a></p>
+<p>nous voit <code>pip install chat</code> maison<br>tu aime chien</p>
+<table>
+  <tr><th>chat</th><th>chien</th></tr>
+  <tr><td>petit <b>chat</b></td><td>3 &amp; 4</td></tr>
+</table>
+<img src="chat.png" alt="grand chat">
+<pre>je mange pain</pre>
+<script>var s = "<b>je mange</b>";</script>
+<p translate="no">je mange pain</p>
+</body>
+</html>
+"""
+
+README = """# nous **aime** chat
+
+je mange _pain_ rouge\\
+il voit [chien](https://ex.com/chien "chien")
+
+- elle aime `eau` maison
+- tu voit **grand chat**
+
+| chat | chien |
+|------|-------|
+| petit *chat* | `x = 1` |
+
+```python
+print("je mange pain")
+```
+"""
+
+SUBTITLES = """1
+00:00:01,000 --> 00:00:03,500
+je mange pain
+il voit chat
+
+2
+00:00:04,000 --> 00:00:06,000
+- tu aime chien
+- nous aime <i>eau</i>
+
+3
+00:00:07,000 --> 00:00:09,000
+elle voit <b>maison</b> rouge
+"""
+
+
+class Tags(HTMLParser):
+    """The tags of a page in order, and whether each closes the one open before it."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.open: list[str] = []
+        self.mismatched = 0
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(f"<{tag} {sorted(attrs)}>")
+        if tag not in {"br", "img", "meta", "link", "hr", "input", "wbr"}:
+            self.open.append(tag)
+
+    def handle_endtag(self, tag):
+        self.tags.append(f"</{tag}>")
+        if not self.open or self.open.pop() != tag:
+            self.mismatched += 1
+
+
+def tags_of(page: str) -> Tags:
+    parser = Tags()
+    parser.feed(page)
+    parser.close()
+    return parser
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_model: Path) -> Translator:
+    return Translator.load(tiny_model)
+
+
+def test_formats_are_named_by_extension():
+    assert FORMATS == ("text", "html", "markdown", "srt")
+    names = ["a.txt", "b.HTML", "c.htm", "d.md", "e.markdown", "f.srt"]
+    assert [format_of(n) for n in names] == ["text", "html", "html", "markdown", "markdown", "srt"]
+    with pytest.raises(DocumentError, match="book.fr"):
+        format_of("book.fr")
+
+
+def test_a_page_keeps_every_tag_nested_and_translates_only_its_text(tiny):
+    out = tiny.translate_document(PAGE, format="html", beam=1)
+    source, target = tags_of(PAGE), tags_of(out)
+    assert target.mismatched == 0 and not target.open
+    # every tag once, attributes as they were but the translated alt and title
+    plain = [re.sub(r"\('(alt|title)', '[^']*'\)", "", t) for t in source.tags]
+    assert Counter(plain) == Counter(
+        re.sub(r"\('(alt|title)', '[^']*'\)", "", t) for t in target.tags
+    )
+    assert 'href="https://ex.com/?q=chat&amp;n=2"' in out and 'title="dog red"' in out
+    assert 'alt="big cat"' in out and "<title>I eats bread</title>" in out
+    for kept in ("<pre>je mange pain</pre>", '<script>var s = "<b>je mange</b>";</script>',
+                 "<code>pip install chat</code>", '<p translate="no">je mange pain</p>',
+                 "p { color: red; }"):  # fmt: skip
+        assert kept in out
+    assert "<h1>he <b>sees</b> cat</h1>" in out
+    assert "<td>small <b>cat</b></td>" in out and "<th>cat</th><th>dog</th>" in out
+    assert "<p>I <b>eats <i>bread</i></b> red</p>" in out
+    assert '">loves <em>water</em></a></p>' in out
+    assert "<code>pip install chat</code> house<br>you loves dog</p>" in out
+
+
+def test_a_readme_keeps_its_blocks_code_and_links(tiny):
+    out = tiny.translate_document(README, format="markdown", beam=1)
+    parse = MarkdownIt("commonmark").enable("table").parse
+    assert [t.type for t in parse(out)] == [t.type for t in parse(README)]
+    assert out.startswith("# we **loves** cat\n")
+    assert '```python\nprint("je mange pain")\n```\n' in out
+    assert 'I eats _bread_ red\\\nhe sees [dog](https://ex.com/chien "chien")\n' in out
+    assert "- she loves `eau` house" in out and "- you sees **big cat**" in out
+    assert "| small *cat* | `x = 1` |" in out and "|------|-------|" in out
+
+
+def test_subtitles_keep_numbers_timings_and_lines(tiny):
+    out = tiny.translate_document(SUBTITLES, format="srt", beam=1)
+    cues = out.split("\n\n")
+    assert len(cues) == 3
+    assert cues[0] == "1\n00:00:01,000 --> 00:00:03,500\nI eats bread\nhe sees cat"
+    assert cues[1].split("\n")[:2] == ["2", "00:00:04,000 --> 00:00:06,000"]
+    assert [line[:2] for line in cues[1].split("\n")[2:]] == ["- ", "- "]
+    assert "<i>water</i>" in cues[1] and "she sees <b>house</b> red" in cues[2]
+
+
+def test_plain_text_keeps_its_lines_and_translates_each_sentence(tiny):
+    text = "je mange pain\n\n   elle aime eau\n"
+    assert (
+        tiny.translate_document(text, format="text", beam=1)
+        == "I eats bread\n\n   she loves water\n"
+    )
+
+
+def test_sentences_of_a_line_are_translated_one_by_one(shipped):
+    line = "Le chat dort. Il fait beau aujourd'hui !"
+    one_by_one = [
+        t.text for t in shipped.translate(["Le chat dort.", "Il fait beau aujourd'hui !"])
+    ]
+    assert shipped.translate_document(line + "\n", format="text") == " ".join(one_by_one) + "\n"
+
+
+def test_words_and_tags_with_the_shipped_model(shipped):
+    page = '<p>Le <b>chat</b> noir dort sur le <a href="/c">canapé</a>.</p>'
+    assert shipped.translate_document(page, format="html") == (
+        '<p>The black <b>cat</b> sleeps on the <a href="/c">couch</a>.</p>'
+    )
+    cue = "1\n00:00:09,000 --> 00:00:11,000\nLe <i>train</i> part\nà huit heures.\n"
+    out = shipped.translate_document(cue, format="srt")
+    assert out.startswith("1\n00:00:09,000 --> 00:00:11,000\nThe <i>train</i>")
+    assert out.count("\n") == cue.count("\n")
+    md = "Le **chien** mange du `pain` !\n"
+    assert "The **dog** eats" in shipped.translate_document(md, format="markdown")
+
+
+# what a document holds that cannot be parsed is kept as it was, never dropped
+
+
+def test_mismatched_unclosed_and_stray_tags_are_kept_as_they_were(tiny):
+    for page in [
+        "<p>je <b>mange <i>pain</b> rouge</i></p>",  # crossed
+        "<p>je <b>mange pain",  # never closed
+        "<p>je mange</b> pain</p>",  # closed, never opened
+        "<p>chat < chien & eau <3 </p>",  # stray < and &
+        "<p>il <x <b>voit</b> chat</p>",  # a broken tag
+    ]:
+        out = tiny.translate_document(page, format="html", beam=1)
+        assert Counter(tags_of(out).tags) == Counter(tags_of(page).tags), (page, out)
+    deep = "<p>" + "<b>" * 2000 + "je mange pain" + "</b>" * 2000 + "</p>"
+    out = tiny.translate_document(deep, format="html", beam=1)
+    assert out.count("<b>") == out.count("</b>") == 2000 and "I eats bread" in out
+
+
+def test_broken_cues_are_kept_and_the_others_translated(tiny):
+    broken = SUBTITLES.replace("00:00:04,000 -->", "00:00:0x,000 -->").replace("3\n", "trois\n")
+    out = tiny.translate_document(broken, format="srt", beam=1)
+    cues = out.split("\n\n")
+    assert cues[1:] == broken.split("\n\n")[1:]  # as they were, untranslated
+    assert cues[0].endswith("I eats bread\nhe sees cat")
+    with pytest.raises(DocumentError, match="no subtitle cue"):
+        tiny.translate_document("<html>je mange</html>", format="srt")
+
+
+def test_broken_markdown_is_translated_without_losing_markup(tiny):
+    text = "je **mange pain\n\n[chat](\n\n<div>je mange\n"
+    out = tiny.translate_document(text, format="markdown", beam=1)
+    assert out.count("\n") == text.count("\n") and "<div>je mange" in out
+
+
+def test_binary_or_huge_documents_are_one_line_errors(tiny_model, tmp_path):
+    binary = tmp_path / "page.html"
+    binary.write_bytes(bytes(range(256)) * 40)
+    huge = tmp_path / "big.md"
+    huge.write_bytes(b"je mange pain. " * 700_000)  # 10 MB
+    for path, message in [(binary, "not text"), (huge, "more than 4,000,000 characters")]:
+        result = s2a("--model", str(tiny_model), "-i", str(path))
+        assert result.exit_code == 2 and result.stdout == ""
+        assert message in result.stderr and str(path) in result.stderr
+        assert len(result.stderr.strip().split("\n")) == 1 and "Traceback" not in result.stderr
+    with pytest.raises(DocumentError, match="not text"):
+        translate_document(None, "\x00\x01" * 100, format="html")
+
+
+def test_the_cli_picks_the_format_from_the_extension(tiny_model, tmp_path):
+    for name, text, expected in [
+        ("page.html", "<p>je <b>mange</b></p>\n", "<p>I <b>eats</b></p>\n"),
+        ("notes.md", "# il **voit**\n", "# he **sees**\n"),
+        ("film.srt", SUBTITLES.split("\n\n")[0] + "\n", "I eats bread\nhe sees cat\n"),
+    ]:
+        (tmp_path / name).write_text(text)
+        result = s2a("--model", str(tiny_model), "--beam", "1", "-i", str(tmp_path / name))
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout.endswith(expected)
+    html = "je <b>mange</b> pain\n"
+    forced = s2a("--model", str(tiny_model), "--beam", "1", "--input-format", "html", stdin=html)
+    assert forced.stdout == "I <b>eats</b> bread\n"
+    bad = s2a("--model", str(tiny_model), "--input-format", "pdf", "-i", "x.pdf")
+    assert bad.exit_code == 2 and "--input-format must be one of" in bad.stderr
+
+
+def test_a_txt_file_is_still_translated_line_by_line(tiny_model, tmp_path):
+    (tmp_path / "notes.txt").write_text("je mange pain\n\nil voit chat\n")
+    lines = s2a("--model", str(tiny_model), "--beam", "1", "-i", str(tmp_path / "notes.txt"))
+    assert lines.stdout == "I eats bread\n\nhe sees cat\n"
+    jsonl = s2a("--model", str(tiny_model), "-i", str(tmp_path / "notes.txt"), "--format", "jsonl")
+    assert jsonl.exit_code == 0 and jsonl.stdout.count("\n") == 3
+
+
+def s2a(*args: str, stdin: str = "") -> object:
+    """`s2a translate ARGS` run in this process (the model loads in a fraction of a second)."""
+    return CliRunner().invoke(app, ["translate", *args], input=stdin)
