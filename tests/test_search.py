@@ -64,6 +64,21 @@ def test_batching_does_not_change_translations(tiny_model):
     together = translate_ids(model, ids, beam=3, batch_size=64)
     alone = [translate_ids(model, [x], beam=3, batch_size=1)[0] for x in ids]
     assert [h.tokens for h in together] == [h.tokens for h in alone]
+    runners_up = [[r.tokens for r in h.runners_up] for h in together]
+    assert runners_up == [[r.tokens for r in h.runners_up] for h in alone]
+
+
+def test_a_translation_carries_the_beams_runners_up_best_first(tiny_model):
+    model, subwords, _ = load_model(tiny_model)
+    ids = subwords.encode(TEXTS)
+    found = translate_ids(model, ids, beam=4, batch_size=8)
+    for hyp in found:
+        scores = [hyp.score, *(r.score for r in hyp.runners_up)]
+        assert scores == sorted(scores, reverse=True) and len(scores) <= 4
+        assert not any(r.runners_up for r in hyp.runners_up)
+        assert all(len(r.weights) == len(r.tokens) + 1 for r in hyp.runners_up)
+    assert any(h.runners_up for h in found)
+    assert not any(h.runners_up for h in translate_ids(model, ids, beam=1, batch_size=8))
 
 
 def test_attention_rows_are_distributions_over_the_source(tiny_model):

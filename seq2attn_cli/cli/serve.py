@@ -42,6 +42,9 @@ def serve(
         int, typer.Option(min=0, help="Longest line, characters (0: the model's limit).")
     ] = 0,
     timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a request may take.")] = 30.0,
+    req_limit: Annotated[
+        int, typer.Option(min=0, help="Requests a client may make a minute (0: any); then 429.")
+    ] = 0,
     quantize: Quantize = DECODE.quantize,
     device: Device = "auto",
     threads: Threads = 0,
@@ -81,6 +84,7 @@ def serve(
             beam=beam,
             limits=limits,
             api_key=api_key,
+            per_minute=req_limit,
             name=directory.name,
             compare=(other.name, second) if other and second else None,
         )

@@ -7,7 +7,7 @@ alignments show exactly what produced each translation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import torch
 from torch import nn
@@ -23,6 +23,8 @@ class Hypothesis:
     tokens: list[int]  # output-vocabulary indices; map with model.tgt_pieces
     score: float  # log-probability per piece (EOS included): length-normalised
     weights: list[list[float]]  # (len(tokens) + 1) rows over the source pieces (+ EOS row)
+    # the beam's other finished hypotheses, best first (beam search only; none of their own)
+    runners_up: list[Hypothesis] = field(default_factory=list)
 
 
 # A translation may not repeat a run of this many pieces (fairseq's --no-repeat-ngram-size).
@@ -279,7 +281,7 @@ def translate_ids(
     eos: int = EOS,
     no_repeat: int = NO_REPEAT,
 ) -> list[Hypothesis]:
-    """Translate id sequences, returning hypotheses in input order.
+    """Translate id sequences, returning hypotheses in input order, each with its runners-up.
 
     A sentence's hypothesis does not depend on the others: batches are sorted by length (for
     speed) and padded to a width that depends on the sentence alone (see `width`).
@@ -299,7 +301,7 @@ def translate_ids(
                 hyps = greedy(model, encoded, limits, no_repeat=no_repeat)
             else:
                 found = beam_search(model, encoded, limits, beam=beam, no_repeat=no_repeat)
-                hyps = [beams[0] for beams in found]
+                hyps = [replace(beams[0], runners_up=beams[1:]) for beams in found]
         for i, hyp in zip(index, hyps, strict=True):
             results[i] = hyp
     return results  # type: ignore[return-value]

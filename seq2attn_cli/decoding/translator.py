@@ -39,6 +39,9 @@ class Translation:
     # the weights are from the model's pieces; else empty
     model_tokens: list[str] = field(default_factory=list)
     parts: int = 1  # a long line is translated in parts, joined (parts.py)
+    # the beam's next-best translations, best first, after the same rules; none equal to
+    # `text` or to each other (empty for greedy search)
+    alternatives: list[str] = field(default_factory=list)
 
     @property
     def has_attention(self) -> bool:
@@ -188,18 +191,33 @@ class Translator:
         self, text: str, ids: list[int], hyp: Hypothesis, given: dict[str, str]
     ) -> Translation:
         """One sentence's Translation from its search result, the rules after it applied."""
-        own = self.subwords.pieces([self.tgt_pieces[t] for t in hyp.tokens])
-        agreed = agree(own) if self.english else own  # articles.py
-        pieces = write_back_pieces(agreed, given)  # letters.py
+        own, pieces, written = self._written(hyp.tokens, given)
         return Translation(
             source=text,
-            text=write_back(self.subwords.text(agreed), given),
+            text=written,
             score=hyp.score,
             src_tokens=self.subwords.pieces(ids) + [EOS_PIECE],
             tgt_tokens=pieces + [EOS_PIECE],
             weights=[row[: len(ids) + 1] for row in hyp.weights],
             model_tokens=own + [EOS_PIECE] if pieces != own else [],
+            alternatives=distinct(
+                [self._written(h.tokens, given)[2] for h in hyp.runners_up], written
+            ),
         )
+
+    def _written(
+        self, tokens: list[int], given: dict[str, str]
+    ) -> tuple[list[str], list[str], str]:
+        """A search result's own pieces, its pieces after the rules, and its text."""
+        own = self.subwords.pieces([self.tgt_pieces[t] for t in tokens])
+        agreed = agree(own) if self.english else own  # articles.py
+        pieces = write_back_pieces(agreed, given)  # letters.py
+        return own, pieces, write_back(self.subwords.text(agreed), given)
+
+
+def distinct(texts: list[str], best: str) -> list[str]:
+    """Texts in their order, each once, without `best`: alternatives to it."""
+    return [t for t in dict.fromkeys(texts) if t != best]
 
 
 def joined(source: str, parts: list[Translation], *, truncated: bool) -> Translation:
@@ -226,9 +244,10 @@ def joined(source: str, parts: list[Translation], *, truncated: bool) -> Transla
             weights.append(full)
         offset += width
     lengths = [len(part.tgt_tokens) for part in parts]
+    text = " ".join(part.text for part in parts if part.text)
     return Translation(
         source=source,
-        text=" ".join(part.text for part in parts if part.text),
+        text=text,
         score=sum(p.score * n for p, n in zip(parts, lengths, strict=True)) / sum(lengths),
         src_tokens=src,
         tgt_tokens=tgt,
@@ -236,7 +255,14 @@ def joined(source: str, parts: list[Translation], *, truncated: bool) -> Transla
         truncated=truncated,
         parts=len(parts),
         model_tokens=own if own != tgt else [],
+        alternatives=distinct([" ".join(filter(None, texts)) for texts in by_rank(parts)], text),
     )
+
+
+def by_rank(translations: list[Translation]) -> list[list[str]]:
+    """For each rank k, each translation's k-th alternative (its text if it has none)."""
+    most = max((len(t.alternatives) for t in translations), default=0)
+    return [[(t.alternatives[k : k + 1] or [t.text])[0] for t in translations] for k in range(most)]
 
 
 def _describe(value: Any) -> str:

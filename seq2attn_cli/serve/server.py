@@ -1,21 +1,23 @@
 """`s2a serve`: a resident translator over HTTP that speaks LibreTranslate's API.
 
-POST /translate, GET /languages and GET /health as LibreTranslate answers them, plus
-`"attention": true` for each line's words, attention weights and Pharaoh alignment, and a
-page at / that draws them. POST /steps decodes one sentence step by step with every vector
-(decoding/walk.py), for each model served (`--compare`: a second one), and the page at /walk
-plays it. Requests that arrive within a few milliseconds of each other
-share one search (a sentence's translation does not depend on its batch, so this changes
-speed only). Limits answer 413 or 422, malformed JSON 400, all with {"error": ...}.
+POST /translate, /detect and /translate_file, GET /download_file/<name>, /languages,
+/frontend/settings and /health as LibreTranslate answers them (routes.py; fields from JSON,
+a form or the query string: fields.py), plus `"attention": true` for each line's words,
+attention weights and Pharaoh alignment, and a page at / that draws them. POST /steps
+decodes one sentence step by step for each model served (steps.py), and /walk plays it.
+Requests that
+arrive within a few milliseconds of each other share one search (a sentence's translation
+does not depend on its batch, so this changes speed only). Refusals are {"error": ...} with
+LibreTranslate's status: 400 for a bad field, 403 for a bad api_key, 429 over --req-limit;
+and 413 over a size limit, 503 when the time limit passes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import socket
-import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -23,7 +25,6 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -33,33 +34,13 @@ from starlette.routing import Route
 
 from ..config import StoredConfig
 from ..data.languages import NAMES
-from ..decoding.alignment import pharaoh
 from ..decoding.translator import Translation, Translator
-from ..decoding.walk import walk
-
-UNDETERMINED = "und"  # ISO 639's code for a language not known
-FIELDS = {"q", "source", "target", "format", "alternatives", "api_key", "attention"}
-
-
-@dataclass(frozen=True, kw_only=True)
-class Limits:
-    """What one request may ask for; beyond it the answer is 413 or 422, never a crash.
-
-    The defaults are `s2a serve`'s options.
-    """
-
-    body_bytes: int  # request body
-    lines: int  # lines per request, over all its q strings
-    chars: int  # characters per line
-    timeout: float  # seconds, waiting included
-
-
-class Refused(Exception):
-    """A request the server will not do: an HTTP status and a one-line reason."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
+from ..documents import EXTENSIONS
+from .detect import UNDETERMINED, Detector
+from .fields import Limits, RateLimit, Refused
+from .files import Downloads
+from .routes import Service
+from .steps import steps_route
 
 
 @dataclass
@@ -143,79 +124,6 @@ def model_languages(config: StoredConfig, directory: Path) -> tuple[str, str]:
     return (named[1], named[2]) if named else (UNDETERMINED, UNDETERMINED)
 
 
-def attention_of(t: Translation) -> dict[str, Any]:
-    """One line's words, word-level attention (rows: target words) and Pharaoh alignment."""
-    src, tgt, weights = t.word_attention
-    return {
-        "source_words": src,
-        "target_words": tgt,
-        "weights": [[round(w, 4) for w in row] for row in weights],
-        "alignment": pharaoh(t.alignment),
-        "score": round(t.score, 4),
-    }
-
-
-def parse_request(body: bytes, content_type: str) -> dict[str, Any]:
-    """The fields of a /translate body: JSON (as LibreTranslate's clients send) or a form."""
-    if content_type.startswith("application/x-www-form-urlencoded"):
-        try:
-            pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=True)
-        except (UnicodeDecodeError, ValueError) as error:
-            raise Refused(400, f"malformed form body: {error}") from None
-        data: dict[str, Any] = {}
-        for key, value in pairs:
-            data[key] = [*data[key], value] if key == "q" and key in data else value
-        return data
-    try:
-        data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise Refused(400, f"malformed JSON: {error}") from None
-    if not isinstance(data, dict):
-        raise Refused(400, 'the body must be a JSON object such as {"q": "Bonjour"}')
-    return data
-
-
-def check_fields(data: dict[str, Any], *, languages: tuple[str, str], key: str | None) -> None:
-    """Refuse what this server cannot do, each with its reason (nothing is silently ignored)."""
-    if key is not None and data.get("api_key") != key:
-        raise Refused(403, "invalid or missing api_key")
-    unknown = sorted(set(data) - FIELDS)
-    if unknown:
-        raise Refused(422, f"unknown field {unknown[0]!r}; known: {', '.join(sorted(FIELDS))}")
-    source, target = languages
-    if data.get("source", "auto") not in ("auto", source):
-        raise Refused(422, f"source {data.get('source')!r}: this model translates {source}")
-    if data.get("target", target) != target:
-        raise Refused(422, f"target {data.get('target')!r}: this model translates into {target}")
-    if data.get("format", "text") != "text":
-        raise Refused(422, f'format {data.get("format")!r}: only "text" is supported')
-    if str(data.get("alternatives", 0)) != "0":
-        raise Refused(422, "alternatives: this server gives one translation per text")
-    if data.get("attention", False) not in (True, False, "true", "false", "1", "0"):
-        raise Refused(422, "attention must be true or false")
-
-
-def texts_of(q: Any, limits: Limits) -> list[str]:
-    """q as a list of strings, within the limits."""
-    if q is None:
-        raise Refused(422, "missing field q: the text to translate (a string or a list)")
-    texts = [q] if isinstance(q, str) else q
-    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
-        raise Refused(422, "q must be a string or a list of strings")
-    # a final newline ends the last line; it does not start another
-    lines = sum(t.count("\n") + (not t.endswith("\n")) for t in texts)
-    if lines > limits.lines:
-        raise Refused(413, f"{lines} lines in one request; the limit is {limits.lines}")
-    for i, text in enumerate(texts):
-        longest = max(len(line) for line in text.split("\n"))
-        if longest > limits.chars:
-            where = f"q[{i}]" if isinstance(q, list) else "q"
-            raise Refused(
-                413, f"{where}: a line of {longest} characters; the limit is {limits.chars}"
-            )
-    return texts
-
-
 def create_app(
     translator: Translator,
     *,
@@ -226,13 +134,13 @@ def create_app(
     wait: float = 0.005,
     batch_size: int = 64,
     search_chars: int = 4000,
+    per_minute: int = 0,
     name: str = "model",
     compare: tuple[str, Translator] | None = None,
 ) -> Starlette:
-    """The ASGI application: routes, limits and one shared Batcher.
-
-    `name` labels the model in /steps; `compare` is a second (name, model) /steps decodes too.
-    """
+    """The ASGI application: routes, limits (`per_minute` requests a client, 0: any) and one
+    shared Batcher. `name` labels the model in /steps; `compare` is a second (name, model)
+    that /steps decodes too."""
     batcher = Batcher(
         lambda lines: translator.translate(lines, beam=beam, batch_size=batch_size),
         wait=wait,
@@ -240,20 +148,27 @@ def create_app(
         # that timed out keeps the next one waiting
         most=search_chars,
     )
+    service = Service(
+        translator=translator,
+        languages=languages,
+        beam=beam,
+        limits=limits,
+        api_key=api_key,
+        batcher=batcher,
+        detector=Detector(also=languages),
+        downloads=Downloads(),
+        rate=RateLimit(per_minute),
+    )
     page = files("seq2attn_cli.serve").joinpath("web/index.html").read_text(encoding="utf-8")
     walk_page = files("seq2attn_cli.serve").joinpath("web/walk.html").read_text(encoding="utf-8")
     walked = [(name, translator), *([compare] if compare else [])]
-
-    async def translate(request: Request) -> JSONResponse:
-        body = await read_body(request, limits.body_bytes)
-        data = parse_request(body, request.headers.get("content-type", "application/json"))
-        check_fields(data, languages=languages, key=api_key)
-        texts = texts_of(data.get("q"), limits)
-        answers = await translate_texts(batcher, texts, timeout=limits.timeout)
-        return JSONResponse(reply_of(data, answers, source=languages[0]))
+    steps = steps_route(walked, limits=limits, key=api_key, beam=beam, pool=batcher.pool)
 
     async def languages_route(request: Request) -> JSONResponse:
         return JSONResponse(language_list(languages))
+
+    async def settings(request: Request) -> JSONResponse:
+        return JSONResponse(frontend_settings(languages, limits, api_key=api_key))
 
     async def health(request: Request) -> JSONResponse:
         from .. import __version__
@@ -264,23 +179,12 @@ def create_app(
     async def index(request: Request) -> HTMLResponse:
         return HTMLResponse(page)
 
-    async def steps(request: Request) -> JSONResponse:
-        data = parse_request(await read_body(request, limits.body_bytes), "application/json")
-        sentence = sentence_of(data, limits=limits, key=api_key)
-        loop = asyncio.get_running_loop()
-        work = loop.run_in_executor(batcher.pool, walks_of, walked, sentence, beam)
-        try:  # in the search thread: torch's threads are never shared
-            return JSONResponse({"models": await asyncio.wait_for(work, limits.timeout)})
-        except TimeoutError:
-            raise Refused(503, f"not decoded within {limits.timeout:g} s; try again") from None
-        except ValueError as error:  # empty, or so long that translate cuts it in parts
-            raise Refused(422, str(error)) from None
-
     async def walk_route(request: Request) -> HTMLResponse:
         return HTMLResponse(walk_page)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
+        threading.Thread(target=service.detector.load, name="s2a-lingua", daemon=True).start()
         task = asyncio.create_task(batcher.run())
         yield
         task.cancel()
@@ -288,55 +192,18 @@ def create_app(
 
     routes = [
         Route("/", index),
-        Route("/translate", translate, methods=["POST"]),
+        Route("/translate", service.translate, methods=["POST"]),
+        Route("/detect", service.detect, methods=["POST"]),
+        Route("/translate_file", service.translate_file, methods=["POST"]),
+        Route("/download_file/{name}", service.download_file),
         Route("/languages", languages_route),
+        Route("/frontend/settings", settings),
         Route("/health", health),
         Route("/steps", steps, methods=["POST"]),
         Route("/walk", walk_route),
     ]
     handlers: dict[Any, Callable] = {Refused: refused, HTTPException: http_error}
     return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
-
-
-def sentence_of(data: dict[str, Any], *, limits: Limits, key: str | None) -> str:
-    """The one sentence a /steps body asks for: {"q": "..."}, within the limits."""
-    if key is not None and data.get("api_key") != key:
-        raise Refused(403, "invalid or missing api_key")
-    unknown = sorted(set(data) - {"q", "api_key"})
-    if unknown:
-        raise Refused(422, f"unknown field {unknown[0]!r}; known: api_key, q")
-    q = data.get("q")
-    if not isinstance(q, str) or not q.strip():
-        raise Refused(422, "q must be one sentence (a non-empty string)")
-    if "\n" in q.strip():
-        raise Refused(422, "q: one sentence a request; this one has several lines")
-    if len(q) > limits.chars:
-        raise Refused(413, f"q: {len(q)} characters; the limit is {limits.chars}")
-    return q
-
-
-def walks_of(models: list[tuple[str, Translator]], sentence: str, beam: int) -> list[dict]:
-    """/steps' answer: each model's step-by-step decoding of `sentence`, labelled by name."""
-    return [{"name": name, **walk(t, sentence, beam=beam).as_dict()} for name, t in models]
-
-
-async def translate_texts(
-    batcher: Batcher, texts: list[str], *, timeout: float
-) -> list[list[Translation]]:
-    """Each text's lines translated, in one batch for the whole request; 503 after `timeout`."""
-    split = [text.split("\n") for text in texts]
-    lines = [line for text in split for line in text]
-    try:
-        done = await asyncio.wait_for(batcher.submit(lines), timeout)
-    except TimeoutError:
-        late = f"not translated within {timeout:g} s"
-        print(f"s2a: 503, {sum(map(len, lines)):,} characters {late}", file=sys.stderr)
-        raise Refused(503, f"{late}; try again") from None
-    answers, start = [], 0
-    for text in split:
-        answers.append(done[start : start + len(text)])
-        start += len(text)
-    return answers
 
 
 async def refused(request: Request, error: Refused) -> JSONResponse:
@@ -347,23 +214,6 @@ async def refused(request: Request, error: Refused) -> JSONResponse:
 async def http_error(request: Request, error: HTTPException) -> JSONResponse:
     """Starlette's own refusals (404, 405) in the same JSON shape."""
     return JSONResponse({"error": error.detail}, status_code=error.status_code)
-
-
-def reply_of(
-    data: dict[str, Any], answers: list[list[Translation]], *, source: str
-) -> dict[str, Any]:
-    """LibreTranslate's answer to one request: a string for a string `q`, a list for a list."""
-    joined = ["\n".join(t.text for t in answer) for answer in answers]
-    single = isinstance(data["q"], str)
-    reply: dict[str, Any] = {"translatedText": joined[0] if single else joined}
-    if data.get("source", "auto") == "auto":
-        sure = 0.0 if source == UNDETERMINED else 100.0
-        detected = {"language": source, "confidence": sure}
-        reply["detectedLanguage"] = detected if single else [detected] * len(answers)
-    if data.get("attention") in (True, "true", "1"):
-        lists = [[attention_of(t) for t in answer] for answer in answers]
-        reply["attention"] = lists[0] if single else lists
-    return reply
 
 
 def language_list(languages: tuple[str, str]) -> list[dict[str, Any]]:
@@ -377,18 +227,24 @@ def language_list(languages: tuple[str, str]) -> list[dict[str, Any]]:
     ]
 
 
-async def read_body(request: Request, most: int) -> bytes:
-    """The request body, refused with 413 as soon as it is known to exceed `most` bytes."""
-    declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > most:
-        raise Refused(413, f"body of {declared} bytes; the limit is {most}")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > most:
-            raise Refused(413, f"body over {most} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
+def frontend_settings(
+    languages: tuple[str, str], limits: Limits, *, api_key: str | None
+) -> dict[str, Any]:
+    """GET /frontend/settings as LibreTranslate answers it (charLimit: a line's limit)."""
+    source, target = languages
+    return {
+        "charLimit": limits.chars,
+        "frontendTimeout": 500,  # LibreTranslate's default: ms of typing before translating
+        "apiKeys": api_key is not None,
+        "keyRequired": api_key is not None,
+        "suggestions": False,
+        "filesTranslation": True,
+        "supportedFilesFormat": list(EXTENSIONS),
+        "language": {
+            "source": {"code": "auto", "name": "Auto Detect"},
+            "target": {"code": target, "name": NAMES.get(target, target)},
+        },
+    }
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -1,0 +1,179 @@
+"""s2a serve as LibreTranslate answers: fields anywhere, /detect, alternatives, files, settings."""
+
+from __future__ import annotations
+
+import pytest
+from test_server import LINES, client_for
+
+from seq2attn_cli.decoding.translator import Translator
+
+GERMAN = "Guten Morgen, wie geht es dir heute? Ich habe keine Zeit."
+FRENCH = "Je mange du pain avec mon frère et nous buvons de l'eau."
+
+
+@pytest.fixture(scope="module")
+def translator(tiny_model) -> Translator:
+    return Translator.load(tiny_model)
+
+
+@pytest.fixture(scope="module")
+def client(translator):
+    with client_for(translator) as c:
+        yield c
+
+
+def test_fields_in_the_query_string_work_like_json(client) -> None:
+    fields = {"q": LINES[0], "source": "fr", "target": "en", "format": "text"}
+    as_json = client.post("/translate", json=fields).json()
+    assert client.post("/translate", params=fields).json() == as_json  # deep-translator's way
+    multipart = client.post("/translate", files={k: (None, v) for k, v in fields.items()})
+    assert multipart.json() == as_json
+    assert client.post("/translate", data=fields).json() == as_json
+
+
+def test_a_field_sent_twice_is_refused_not_picked(client) -> None:
+    reply = client.post("/translate?source=fr", json={"q": LINES[0], "source": "fr"})
+    assert reply.status_code == 400 and "source parameter given twice" in reply.json()["error"]
+
+
+def test_detect_names_german_german_and_french_french(client) -> None:
+    german = client.post("/detect", data={"q": GERMAN}).json()
+    assert german[0]["language"] == "de" and german[0]["confidence"] > 50
+    assert [d["confidence"] for d in german] == sorted(
+        (d["confidence"] for d in german), reverse=True
+    )
+    assert client.post("/detect", json={"q": FRENCH}).json()[0]["language"] == "fr"
+    assert client.post("/detect", json={}).json() == {
+        "error": "Invalid request: missing q parameter"
+    }
+
+
+def test_source_auto_refuses_a_text_surely_in_another_language(client) -> None:
+    german = client.post("/translate", json={"q": GERMAN, "source": "auto", "target": "en"})
+    assert german.status_code == 400 and german.json()["error"].startswith("de is not supported")
+    french = client.post("/translate", json={"q": FRENCH, "source": "auto"}).json()
+    assert french["detectedLanguage"]["language"] == "fr"
+    short = client.post("/translate", json={"q": "Non", "source": "auto"})  # Italian, 51%
+    assert short.status_code == 200 and short.json()["detectedLanguage"]["language"] == "fr"
+
+
+def test_alternatives_are_the_beams_next_best_and_leave_the_translation_alone(
+    client, translator
+) -> None:
+    alone = [translator.translate(line) for line in LINES]
+    reply = client.post("/translate", json={"q": LINES, "source": "fr", "alternatives": 3}).json()
+    assert reply["translatedText"] == [t.text for t in alone]
+    for t, others in zip(alone, reply["alternatives"], strict=True):
+        assert others == t.alternatives[:3] and t.text not in others
+        assert len(set(others)) == len(others)
+    assert any(reply["alternatives"])  # the tiny model's beam has runners-up
+    plain = client.post("/translate", json={"q": LINES[0], "source": "fr"}).json()
+    assert "alternatives" not in plain and plain["translatedText"] == alone[0].text
+
+
+def test_alternatives_of_a_text_of_lines_take_each_lines_next_best(client, translator) -> None:
+    text = "\n".join(LINES[:2])
+    first = [translator.translate(line) for line in LINES[:2]]
+    reply = client.post("/translate", json={"q": text, "source": "fr", "alternatives": 1}).json()
+    want = "\n".join((t.alternatives or [t.text])[0] for t in first)
+    assert reply["alternatives"] == ([want] if want != reply["translatedText"] else [])
+
+
+def test_greedy_servers_offer_no_alternatives(translator) -> None:
+    with client_for(translator, beam=1) as c:
+        reply = c.post("/translate", json={"q": LINES[0], "alternatives": 1})
+        assert reply.status_code == 400 and "must be <= 0" in reply.json()["error"]
+
+
+def test_a_file_is_translated_and_downloaded_under_its_own_name(client, translator) -> None:
+    text = "\n".join(LINES) + "\n"
+    sent = client.post(
+        "/translate_file",
+        data={"source": "fr", "target": "en"},
+        files={"file": ("notes.txt", text.encode())},
+    )
+    url = sent.json()["translatedFileUrl"]
+    assert url.startswith("http://testserver/download_file/") and url.endswith(".notes.txt")
+    got = client.get(url)
+    assert got.headers["content-disposition"] == 'attachment; filename="notes.txt"'
+    assert got.text == "\n".join(t.text for t in translator.translate(LINES)) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "says"),
+    [
+        ("film.avi", b"RIFF", "file format not supported"),
+        ("page.html", b"\x89PNG\r\n\x1a\n\x00\x00", "not UTF-8 text"),
+        ("notes.txt", b"je\x00mange", "NUL bytes"),
+    ],
+)
+def test_a_file_that_is_not_text_is_refused_by_name(client, name, data, says) -> None:
+    reply = client.post("/translate_file", data={"source": "fr"}, files={"file": (name, data)})
+    assert reply.status_code == 400 and says in reply.json()["error"]
+
+
+def test_translate_file_needs_a_file_within_the_limits(translator) -> None:
+    with client_for(translator, lines=3, body_bytes=5000) as c:
+        none = c.post("/translate_file", data={"source": "fr", "target": "en"})
+        assert none.status_code == 400 and "missing file parameter" in none.json()["error"]
+        many = c.post("/translate_file", files={"file": ("a.txt", "\n".join(LINES).encode())})
+        assert many.status_code == 413 and "4 lines" in many.json()["error"]
+        big = c.post("/translate_file", files={"file": ("a.txt", b"je " * 3000)})
+        assert big.status_code == 413
+
+
+def test_download_file_of_an_unknown_name_is_404(client) -> None:
+    assert client.get("/download_file/0123.notes.txt").status_code == 404
+    assert client.get("/download_file/..%2F..%2Fetc%2Fpasswd").status_code == 404
+
+
+def test_frontend_settings_answer_as_libretranslate_does(client) -> None:
+    settings = client.get("/frontend/settings").json()
+    assert settings["language"]["target"] == {"code": "en", "name": "English"}
+    assert settings["language"]["source"]["code"] == "auto"
+    assert settings["charLimit"] == 1000 and settings["keyRequired"] is False
+    assert {".txt", ".html", ".md", ".srt"} <= set(settings["supportedFilesFormat"])
+
+
+def test_over_the_request_limit_a_client_gets_429_slowdown(translator) -> None:
+    with client_for(translator, per_minute=2) as c:
+        for _ in range(2):
+            assert c.post("/translate", json={"q": LINES[0], "source": "fr"}).status_code == 200
+        slow = c.post("/detect", json={"q": LINES[0]})
+        assert slow.status_code == 429 and slow.json() == {"error": "Slowdown: 2 per 1 minute"}
+        assert c.get("/languages").status_code == 200  # as LibreTranslate: not counted
+
+
+def test_a_wrong_api_key_gets_403_invalid_api_key(translator) -> None:
+    with client_for(translator, api_key="s3cret") as c:
+        reply = c.post("/detect", data={"q": FRENCH, "api_key": "nope"})
+        assert reply.status_code == 403 and reply.json() == {"error": "Invalid API key"}
+        assert c.get("/frontend/settings").json()["keyRequired"] is True
+
+
+PAGE = "<p>il voit <b>grand chat</b> rouge</p>\n<ul><li>je mange <i>pain</i></li></ul>\n"
+DOCUMENTS = {
+    "page.html": ("html", PAGE),
+    "notes.md": ("markdown", "# il voit chat\n\nje mange **pain** et `code`\n"),
+    "film.srt": ("srt", "1\n00:00:01,000 --> 00:00:02,000\nil voit chat\nje mange pain\n\n"),
+}
+
+
+def test_format_html_translates_as_the_documents_core_does(client, translator) -> None:
+    from seq2attn_cli.documents import translate_document
+
+    want = translate_document(translator, PAGE, format="html", beam=5)
+    reply = client.post("/translate", json={"q": [PAGE], "source": "fr", "format": "html"})
+    assert reply.json() == {"translatedText": [want]}
+    assert want.count("<b>") == want.count("</b>") == 1
+
+
+@pytest.mark.parametrize("name", DOCUMENTS)
+def test_a_document_file_comes_back_translated_in_its_format(client, translator, name) -> None:
+    from seq2attn_cli.documents import translate_document
+
+    form, text = DOCUMENTS[name]
+    sent = client.post("/translate_file", files={"file": (name, text.encode())})
+    got = client.get(sent.json()["translatedFileUrl"])
+    assert got.text == translate_document(translator, text, format=form, beam=5)
+    assert got.headers["content-disposition"] == f'attachment; filename="{name}"'
