@@ -73,12 +73,10 @@ def _typo(text: str, rng: random.Random) -> str:
     return text[:i] + rng.choice(_LETTERS) + text[i + 1 :]
 
 
-def noisy_copies(
-    pairs: list[tuple[str, str]], *, share: float, rng: random.Random
-) -> list[tuple[str, str]]:
-    """Extra copies of about `share` of the pairs, their sources typed as people do."""
+def noisy_copies(sources: list[str], *, share: float, rng: random.Random) -> list[tuple[int, str]]:
+    """Noisy copies of about `share` of the sources, typed as people do: (index, copy)."""
     copies = []
-    for src, tgt in pairs:
+    for i, src in enumerate(sources):
         if rng.random() < share and (noisy := typed(src, rng)) != src:
-            copies.append((noisy, tgt))
+            copies.append((i, noisy))
     return copies
