@@ -45,8 +45,7 @@ class TrainProgress:
         """How far reading a corpus is: a live line on a terminal, else one every log_every s."""
         rate = info["lines"] / max(info["seconds"], 1e-9)
         text = (
-            f"reading {info['path']} ({info['why']}): {info['lines']:,} lines, "
-            f"{rate:,.0f} lines/s"
+            f"reading {info['path']} ({info['why']}): {info['lines']:,} lines, {rate:,.0f} lines/s"
         )
         if self.live:
             if self.progress is None:
