@@ -11,6 +11,7 @@ import operator
 import random
 import time
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -26,6 +27,7 @@ from .subwords import Subwords, train_subwords
 Report = Callable[[str, dict[str, Any]], None]
 MIN_VALID = 10  # fewer held-out pairs than this make validation figures meaningless
 SPM_SENTENCES = 1_000_000  # text sampled for SentencePiece: plenty for 8-16k pieces
+PIECE_LIMITS = (100, 150, 200, 250, 300)  # --max-pieces values whose losses each run records
 PROGRESS_EVERY = 10_000  # pairs between reports of how far reading a corpus is
 
 
@@ -246,18 +248,23 @@ def _subword_sample(
     held_tgt: set[str],
     progress: Report,
 ) -> list[str]:
-    """Source and target text to train SentencePiece on, each corpus as its weight says."""
-    texts: list[str] = []
+    """Source and target text to train SentencePiece on, each corpus as its weight says: a
+    uniform sample of at most SPM_SENTENCES, so memory stays bounded however big the corpora."""
+    room, seen = SPM_SENTENCES // 2, 0  # pairs
+    sample: list[tuple[str, str]] = []
+    pick = random.Random(cfg.seed)
     for k, spec in enumerate(corpora):
         rng = random.Random(cfg.seed * 31 + k)
         rate = min(1.0, spec.weight)
         read = ReadReport(path=spec.path)
-        for src, tgt in _pairs(spec, cfg, read, progress, "sampling text for SentencePiece"):
-            if src not in held_src and tgt not in held_tgt and rng.random() < rate:
-                texts += (src, tgt)
-    if len(texts) > SPM_SENTENCES:
-        texts = random.Random(cfg.seed).sample(texts, SPM_SENTENCES)
-    return texts
+        for pair in _pairs(spec, cfg, read, progress, "sampling text for SentencePiece"):
+            if pair[0] not in held_src and pair[1] not in held_tgt and rng.random() < rate:
+                if len(sample) < room:
+                    sample.append(pair)
+                elif (j := pick.randrange(seen + 1)) < room:  # reservoir sampling
+                    sample[j] = pair
+                seen += 1
+    return [text for pair in sample for text in pair]
 
 
 def _encode_corpus(
@@ -277,6 +284,7 @@ def _encode_corpus(
     held_out = overlap = copies = too_long = kept = 0
     counted: set[tuple[str, str]] = set()
     histogram = dict.fromkeys((name for name, _, _ in BUCKETS), 0)  # source words
+    reached = [0] * (len(PIECE_LIMITS) + 1)  # examples by how many of the limits they reach
     chunk: list[tuple[str, str]] = []
     pairs = _pairs(spec, cfg, report, progress, "encoding")
     while True:
@@ -296,6 +304,7 @@ def _encode_corpus(
         tgt_ids = subwords.encode([t for _, t in fresh])
         tgt_ids += [tgt_ids[i] for i, _ in noisy]  # a noisy copy keeps its pair's target
         for s, t in zip(src_ids, tgt_ids, strict=True):
+            reached[bisect_right(PIECE_LIMITS, max(len(s), len(t)))] += 1
             if len(s) < cfg.max_pieces and len(t) < cfg.max_pieces:
                 src_store.append(s)
                 tgt_store.append(t)
@@ -314,6 +323,9 @@ def _encode_corpus(
         "dropped_overlapping_valid": overlap,
         "noisy_copies": copies,
         "dropped_too_many_pieces": too_long,
+        "dropped_at_max_pieces": {  # what other --max-pieces would have dropped
+            str(limit): sum(reached[i + 1 :]) for i, limit in enumerate(PIECE_LIMITS)
+        },
         "train_examples": kept,
         "per_epoch": round(kept * spec.weight),
         "length_histogram": histogram,
