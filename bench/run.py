@@ -96,12 +96,12 @@ def batch_tokens_for(corpus: Path, spm: Path, sentences: int) -> tuple[int, floa
     pairs, _ = read_pairs(corpus, src_col=1, tgt_col=2)
     sub = Subwords.load(spm)
     src, tgt = sub.encode([p[0] for p in pairs]), sub.encode([p[1] for p in pairs])
-    lengths = [(len(s) + 1, len(t)) for s, t in zip(src, tgt, strict=True)]
+    src_lengths, tgt_lengths = [len(s) + 1 for s in src], [len(t) for t in tgt]
+    examples = list(range(len(pairs)))
 
     def mean(tokens: int) -> float:
-        return len(lengths) / len(
-            batch_plan(lengths, list(range(len(lengths))), batch_tokens=tokens, seed=1, epoch=0)
-        )
+        plan = batch_plan(src_lengths, tgt_lengths, examples, batch_tokens=tokens, seed=1, epoch=0)
+        return len(examples) / len(plan)
 
     lo, hi = 8, 100_000
     while lo < hi:

@@ -65,7 +65,12 @@ class TrainConfig:
     valid_size: int = 1000  # pairs held out for validation when no --valid file is given
     vocab_size: int = 8000  # SentencePiece pieces, joint over source and target
     max_chars: int = 1000  # longer sides are skipped (and counted) when reading
-    max_pieces: int = 100  # longer pairs are skipped after tokenising: memory stays bounded
+    # longer pairs are skipped after tokenising, and counted. Europarl loses 7.4% of its pairs
+    # at 100, 1.3% at 150, 0.2% at 200; a step on 150-piece batches took 2.0 s and 1.1 GB,
+    # on 250-piece ones 3.2 s and 1.4 GB (1.3 s at 100). Translation cuts lines into parts of
+    # 70 source pieces at most (decoding/parts.py), whose targets 150 covers: longer pairs
+    # teach lengths the translator never asks for.
+    max_pieces: int = 150
     batch_tokens: int = 1500  # target pieces per batch: faster here than 64 sentences
     epochs: int = 30  # upper bound; early stopping usually ends sooner
     max_steps: int = 0  # 0 = no limit

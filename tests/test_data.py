@@ -109,9 +109,10 @@ def test_input_is_normalised_the_way_training_saw_it(typed_text, normal):
 @settings(max_examples=50, deadline=None)
 def test_batch_plan_uses_every_example_once_and_is_reproducible(lengths):
     examples = list(range(len(lengths)))
-    plan = batch_plan(lengths, examples, batch_tokens=100, seed=1, epoch=2)
+    src, tgt = [s for s, _ in lengths], [t for _, t in lengths]
+    plan = batch_plan(src, tgt, examples, batch_tokens=100, seed=1, epoch=2)
     assert sorted(i for b in plan for i in b) == examples
-    assert plan == batch_plan(lengths, examples, batch_tokens=100, seed=1, epoch=2)
+    assert plan == batch_plan(src, tgt, examples, batch_tokens=100, seed=1, epoch=2)
 
 
 def test_an_epoch_takes_each_corpus_as_often_as_its_weight_says():
@@ -156,17 +157,18 @@ def test_line_chunks_round_trip_any_text(lines):
     assert got == [line.encode("utf-8", "surrogatepass") for line in lines]
 
 
-def test_noisy_copies_look_typed_and_keep_their_targets():
+def test_noisy_copies_look_typed_and_name_their_pair():
     pairs = [
         ("Ma mère est très gentille.", "My mother is very kind."),
         ("J'ai faim.", "I'm hungry."),
     ]
-    copies = noisy_copies(pairs * 200, share=1.0, rng=random.Random(0))
-    sources = {s for s, _ in copies}
+    many = pairs * 200
+    copies = noisy_copies([s for s, _ in many], share=1.0, rng=random.Random(0))
+    sources = {s for _, s in copies}
     assert "ma mere est tres gentille" in sources  # no accents, lower case, no stop
     assert any("jai" in s.lower() or "j ai" in s.lower() for s in sources)
-    assert {t for _, t in copies} == {t for _, t in pairs}
-    assert noisy_copies(pairs, share=0.0, rng=random.Random(0)) == []
+    assert all(s[0].lower() == many[i][0][0].lower() for i, s in copies)  # typed from pair i
+    assert noisy_copies([s for s, _ in pairs], share=0.0, rng=random.Random(0)) == []
 
 
 def test_typing_noise_changes_no_more_than_people_do():

@@ -50,7 +50,8 @@ def epoch_examples(sizes: list[int], weights: list[float], *, seed: int, epoch: 
 
 
 def batch_plan(
-    lengths: list[tuple[int, int]],
+    src_lengths: Sequence[int],
+    tgt_lengths: Sequence[int],
     examples: list[int],
     *,
     batch_tokens: int,
@@ -59,7 +60,7 @@ def batch_plan(
 ) -> list[list[int]]:
     """Group `examples` into length-bucketed batches of about `batch_tokens` target tokens.
 
-    `lengths[i]` is (source, target) length of example i. The plan depends only on
+    Example i holds `src_lengths[i]` and `tgt_lengths[i]` pieces. The plan depends only on
     (seed, epoch), so a resumed run sees the very same batches.
     """
     rng = random.Random(seed * 100_003 + epoch)
@@ -67,15 +68,15 @@ def batch_plan(
     # target positions, while the packed encoder skips source padding (on Tatoeba, sorting
     # by source length left 37% of target positions as padding). A little noise makes the
     # buckets differ from epoch to epoch.
-    order = sorted(examples, key=lambda i: (lengths[i][1] + rng.random() * 2, lengths[i][0]))
+    order = sorted(examples, key=lambda i: (tgt_lengths[i] + rng.random() * 2, src_lengths[i]))
     batches: list[list[int]] = []
     current: list[int] = []
     longest = 0
     for i in order:  # budget: padded target positions (target + EOS) per batch
-        longest_if_added = max(longest, lengths[i][1] + 1)
+        longest_if_added = max(longest, tgt_lengths[i] + 1)
         if current and longest_if_added * (len(current) + 1) > batch_tokens:
             batches.append(current)
-            current, longest_if_added = [], lengths[i][1] + 1
+            current, longest_if_added = [], tgt_lengths[i] + 1
         current.append(i)
         longest = longest_if_added
     if current:

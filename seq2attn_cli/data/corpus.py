@@ -7,8 +7,11 @@ Each corpus is read up to three times, never held as text: to pick the validatio
 
 from __future__ import annotations
 
+import operator
 import random
+import time
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -24,6 +27,8 @@ from .subwords import Subwords, train_subwords
 Report = Callable[[str, dict[str, Any]], None]
 MIN_VALID = 10  # fewer held-out pairs than this make validation figures meaningless
 SPM_SENTENCES = 1_000_000  # text sampled for SentencePiece: plenty for 8-16k pieces
+PIECE_LIMITS = (100, 150, 200, 250, 300)  # --max-pieces values whose losses each run records
+PROGRESS_EVERY = 10_000  # pairs between reports of how far reading a corpus is
 
 
 class IdStore:
@@ -43,9 +48,9 @@ class IdStore:
     def __getitem__(self, i: int) -> list[int]:
         return self.ids[self.starts[i] : self.starts[i + 1]].tolist()
 
-    def lengths(self) -> list[int]:
-        """Length of every sequence."""
-        return [b - a for a, b in zip(self.starts, self.starts[1:], strict=False)]
+    def lengths(self) -> array:
+        """Length of every sequence, 4 bytes each (a list of tuples took 80)."""
+        return array("I", map(operator.sub, self.starts[1:], self.starts[:-1]))
 
 
 @dataclass
@@ -87,14 +92,14 @@ def prepare(
     `expected` is the (source, target) language the run must keep (that of --init's model).
     """
     direction = _direction(corpora, cfg, expected)
-    valid_sets = _read_valid(valid, corpora[0], cfg)
+    valid_sets = _read_valid(valid, corpora[0], cfg, report)
     held_src = {s for v in valid_sets for s, _ in v[1]}
     held_tgt = {t for v in valid_sets for _, t in v[1]}
     held_pairs = set() if valid else set(valid_sets[0][1])  # taken out of corpora[0]
     trained = subwords is None
     if trained:
         report("stage", {"message": f"training SentencePiece ({cfg.vocab_size:,} pieces)"})
-        texts = _subword_sample(corpora, cfg, held_src, held_tgt)
+        texts = _subword_sample(corpora, cfg, held_src, held_tgt, report)
         subwords = subword_trainer(texts, vocab_size=cfg.vocab_size, seed=cfg.seed)
     wide = len(subwords) > 65_535
     src_store, tgt_store = IdStore(wide=wide), IdStore(wide=wide)
@@ -102,7 +107,7 @@ def prepare(
     for k, spec in enumerate(corpora):
         before = len(src_store)
         held = (held_src, held_tgt, held_pairs if k == 0 else set())
-        info = _encode_corpus(k, spec, cfg, subwords, held, src_store, tgt_store)
+        info = _encode_corpus(k, spec, cfg, subwords, held, src_store, tgt_store, report)
         sizes.append(len(src_store) - before)
         stats.append(info)
         report("corpus", {"stats": info})
@@ -114,7 +119,9 @@ def prepare(
     table = array(tgt_store.ids.typecode, [UNK] * len(subwords))  # SentencePiece id -> output
     for i, p in enumerate(tgt_pieces):
         table[p] = i
-    tgt_store.ids = array(tgt_store.ids.typecode, map(table.__getitem__, tgt_store.ids))
+    ids, step = tgt_store.ids, 1 << 20  # in place, a slice at a time: no second copy
+    for a in range(0, len(ids), step):
+        ids[a : a + step] = array(ids.typecode, map(table.__getitem__, ids[a : a + step]))
     sets = [_valid_set(name, pairs, subwords, table, cfg) for name, pairs in valid_sets]
     summary = {
         "languages": {"source": direction[0], "target": direction[1]},
@@ -178,16 +185,28 @@ def _direction(
     return direction
 
 
-def _pairs(spec: CorpusSpec, cfg: TrainConfig, report: ReadReport) -> Iterator[tuple[str, str]]:
-    """The normalised pairs of one corpus, streamed."""
-    for src, tgt in iter_pairs(
+def _pairs(
+    spec: CorpusSpec,
+    cfg: TrainConfig,
+    report: ReadReport,
+    progress: Report | None = None,
+    why: str = "",
+) -> Iterator[tuple[str, str]]:
+    """The normalised pairs of one corpus, streamed; `progress` hears how far reading is."""
+    started = time.monotonic()
+    pairs = iter_pairs(
         spec.path, report, src_col=spec.src_col, tgt_col=spec.tgt_col, max_chars=cfg.max_chars
-    ):
+    )
+    for n, (src, tgt) in enumerate(pairs, start=1):
+        if progress and n % PROGRESS_EVERY == 0:
+            seconds = time.monotonic() - started
+            progress("reading", {"path": spec.path, "why": why, "lines": report.lines,
+                                 "seconds": seconds})  # fmt: skip
         yield normalize(src), normalize(tgt)
 
 
 def _read_valid(
-    valid: list[CorpusSpec], first: CorpusSpec, cfg: TrainConfig
+    valid: list[CorpusSpec], first: CorpusSpec, cfg: TrainConfig, progress: Report
 ) -> list[tuple[str, list[tuple[str, str]]]]:
     """The validation sets: the --valid files, or pairs held out of the first corpus."""
     if valid:
@@ -199,7 +218,7 @@ def _read_valid(
     rng = random.Random(cfg.seed)
     reservoir: list[tuple[str, str]] = []  # a uniform sample of the corpus, in one pass
     report = ReadReport(path=first.path)
-    for n, pair in enumerate(_pairs(first, cfg, report)):
+    for n, pair in enumerate(_pairs(first, cfg, report, progress, "holding out validation")):
         if n < cfg.valid_size:
             reservoir.append(pair)
         elif (j := rng.randrange(n + 1)) < cfg.valid_size:
@@ -223,19 +242,29 @@ def _refuse_empty(report: ReadReport) -> None:
 
 
 def _subword_sample(
-    corpora: list[CorpusSpec], cfg: TrainConfig, held_src: set[str], held_tgt: set[str]
+    corpora: list[CorpusSpec],
+    cfg: TrainConfig,
+    held_src: set[str],
+    held_tgt: set[str],
+    progress: Report,
 ) -> list[str]:
-    """Source and target text to train SentencePiece on, each corpus as its weight says."""
-    texts: list[str] = []
+    """Source and target text to train SentencePiece on, each corpus as its weight says: a
+    uniform sample of at most SPM_SENTENCES, so memory stays bounded however big the corpora."""
+    room, seen = SPM_SENTENCES // 2, 0  # pairs
+    sample: list[tuple[str, str]] = []
+    pick = random.Random(cfg.seed)
     for k, spec in enumerate(corpora):
         rng = random.Random(cfg.seed * 31 + k)
         rate = min(1.0, spec.weight)
-        for src, tgt in _pairs(spec, cfg, ReadReport(path=spec.path)):
-            if src not in held_src and tgt not in held_tgt and rng.random() < rate:
-                texts += (src, tgt)
-    if len(texts) > SPM_SENTENCES:
-        texts = random.Random(cfg.seed).sample(texts, SPM_SENTENCES)
-    return texts
+        read = ReadReport(path=spec.path)
+        for pair in _pairs(spec, cfg, read, progress, "sampling text for SentencePiece"):
+            if pair[0] not in held_src and pair[1] not in held_tgt and rng.random() < rate:
+                if len(sample) < room:
+                    sample.append(pair)
+                elif (j := pick.randrange(seen + 1)) < room:  # reservoir sampling
+                    sample[j] = pair
+                seen += 1
+    return [text for pair in sample for text in pair]
 
 
 def _encode_corpus(
@@ -246,6 +275,7 @@ def _encode_corpus(
     held: tuple[set[str], set[str], set[tuple[str, str]]],
     src_store: IdStore,
     tgt_store: IdStore,
+    progress: Report,
 ) -> dict[str, Any]:
     """Encode one corpus (and noisy copies of its sources) into the stores; return its counts."""
     held_src, held_tgt, held_pairs = held  # validation sentences, pairs held out of this corpus
@@ -254,8 +284,9 @@ def _encode_corpus(
     held_out = overlap = copies = too_long = kept = 0
     counted: set[tuple[str, str]] = set()
     histogram = dict.fromkeys((name for name, _, _ in BUCKETS), 0)  # source words
+    reached = [0] * (len(PIECE_LIMITS) + 1)  # examples by how many of the limits they reach
     chunk: list[tuple[str, str]] = []
-    pairs = _pairs(spec, cfg, report)
+    pairs = _pairs(spec, cfg, report, progress, "encoding")
     while True:
         chunk = list(islice(pairs, 20_000))
         if not chunk:
@@ -267,12 +298,13 @@ def _encode_corpus(
         overlap += len(chunk) - len(fresh) - len(first_seen)
         for s, _ in fresh:
             histogram[bucket_of(s)] += 1
-        noisy = noisy_copies(fresh, share=cfg.noise_share, rng=rng)
+        noisy = noisy_copies([s for s, _ in fresh], share=cfg.noise_share, rng=rng)
         copies += len(noisy)
-        both = fresh + noisy
-        src_ids = subwords.encode([s for s, _ in both])
-        tgt_ids = subwords.encode([t for _, t in both])
+        src_ids = subwords.encode([s for s, _ in fresh] + [s for _, s in noisy])
+        tgt_ids = subwords.encode([t for _, t in fresh])
+        tgt_ids += [tgt_ids[i] for i, _ in noisy]  # a noisy copy keeps its pair's target
         for s, t in zip(src_ids, tgt_ids, strict=True):
+            reached[bisect_right(PIECE_LIMITS, max(len(s), len(t)))] += 1
             if len(s) < cfg.max_pieces and len(t) < cfg.max_pieces:
                 src_store.append(s)
                 tgt_store.append(t)
@@ -291,6 +323,9 @@ def _encode_corpus(
         "dropped_overlapping_valid": overlap,
         "noisy_copies": copies,
         "dropped_too_many_pieces": too_long,
+        "dropped_at_max_pieces": {  # what other --max-pieces would have dropped
+            str(limit): sum(reached[i + 1 :]) for i, limit in enumerate(PIECE_LIMITS)
+        },
         "train_examples": kept,
         "per_epoch": round(kept * spec.weight),
         "length_histogram": histogram,

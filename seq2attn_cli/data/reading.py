@@ -52,25 +52,34 @@ class ReadReport:
 
 def clean(text: str) -> str:
     """NFC-normalise and fold runs of whitespace (and control characters) into one space."""
-    text = "".join(" " if unicodedata.category(c)[0] == "C" else c for c in text)
+    # isprintable() is False for every control character (category C, and spaces but " "):
+    # text that passes (most lines) skips the character-by-character look-up, which took
+    # two thirds of the time reading Europarl
+    if not text.isprintable():
+        text = "".join(" " if unicodedata.category(c)[0] == "C" else c for c in text)
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 
 # Variants that mean the same to a reader: typographic apostrophes and quotes (Canadian laws
-# write ’, Tatoeba '), non-breaking and thin spaces, French spacing before ? ! : ; and the
-# space Tatoeba sets before a final full stop. Nothing here changes a word.
-_SAME_CHARACTER = str.maketrans({
+# write ’, Tatoeba '), French spacing before ? ! : ; and the space Tatoeba sets before a final
+# full stop (non-breaking and thin spaces `clean` has folded already). Nothing here changes a
+# word.
+_SAME_CHARACTER = {
     "’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'",
     "“": '"', "”": '"', "„": '"',
-    "\u00a0": " ", "\u202f": " ", "\u2009": " ",
-})  # fmt: skip
-_SPACE_BEFORE = re.compile(r"\s+([?!:;.,)»])")  # "Stop !" -> "Stop!"
-_SPACE_AFTER = re.compile(r"([«(])\s+")  # "« Oui »" -> "«Oui»" -> '"Oui"'
+}  # fmt: skip
+_SPACE_BEFORE = re.compile(r" ([?!:;.,)»])")  # "Stop !" -> "Stop!"
+_SPACE_AFTER = re.compile(r"([«(]) ")  # "« Oui »" -> "«Oui»" -> '"Oui"'
 
 
 def normalize(text: str) -> str:
     """`clean`, then fold apostrophe, quote and space variants and French punctuation spacing."""
-    text = clean(text).translate(_SAME_CHARACTER)
+    text = clean(text)  # its only whitespace is single spaces
+    # a replace per variant present: 10x faster than str.translate, which looks up each character
+    if not text.isascii() or "`" in text:
+        for variant, same in _SAME_CHARACTER.items():
+            if variant in text:
+                text = text.replace(variant, same)
     text = _SPACE_AFTER.sub(r"\1", _SPACE_BEFORE.sub(r"\1", text))
     return text.replace("«", '"').replace("»", '"')
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ def train(
         resume=resume, init=init, device=device, report=report,
         subword_trainer=subword_trainer,
     )  # fmt: skip
-    lengths = list(zip(run.data.train_src.lengths(), run.data.train_tgt.lengths(), strict=True))
+    lengths = (run.data.train_src.lengths(), run.data.train_tgt.lengths())  # (source, target)
     history_path = out / ckpt.HISTORY
     history = ckpt.read_json(history_path)["epochs"] if resume and history_path.exists() else []
     probe = cfg.probe or run.data.valid[0].pairs[0][0]
@@ -87,7 +88,7 @@ def train(
 
 def train_epoch(
     run: Run,
-    lengths: list[tuple[int, int]],
+    lengths: tuple[Sequence[int], Sequence[int]],
     clock: tuple[float, float],
     shards: list[float],
     report: Report,
@@ -143,7 +144,7 @@ def train_epoch(
 
 
 def _epoch_plan(
-    run: Run, lengths: list[tuple[int, int]], world: int, report: Report
+    run: Run, lengths: tuple[Sequence[int], Sequence[int]], world: int, report: Report
 ) -> list[list[int]]:
     """The current epoch's batches, a whole number per rank, announced in a report."""
     cfg, state = run.cfg, run.state
@@ -151,7 +152,7 @@ def _epoch_plan(
         run.data.sizes, [c.weight for c in run.corpora], seed=cfg.seed, epoch=state.epoch
     )
     plan = batch_plan(
-        lengths, examples, batch_tokens=cfg.batch_tokens, seed=cfg.seed, epoch=state.epoch
+        *lengths, examples, batch_tokens=cfg.batch_tokens, seed=cfg.seed, epoch=state.epoch
     )
     plan = plan[: len(plan) - len(plan) % world]  # every rank takes one batch per step
     limits = [f"--max-steps {cfg.max_steps}"] * bool(cfg.max_steps) + [

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from ..data import languages
@@ -23,6 +23,7 @@ class TrainProgress:
         self.progress: Progress | None = None
         self.task = None
         self.last_log = 0.0
+        self.read_logged = (("", ""), 0.0)  # (corpus and why, its seconds) at the last reading line
         self.rows: list[dict[str, Any]] = []
 
     def __enter__(self) -> TrainProgress:
@@ -40,7 +41,30 @@ class TrainProgress:
         """Handle one training event."""
         getattr(self, f"on_{event}", lambda info: None)(info)
 
+    def on_reading(self, info: dict[str, Any]) -> None:
+        """How far reading a corpus is: a live line on a terminal, else one every log_every s."""
+        rate = info["lines"] / max(info["seconds"], 1e-9)
+        text = (
+            f"reading {info['path']} ({info['why']}): {info['lines']:,} lines, {rate:,.0f} lines/s"
+        )
+        if self.live:
+            if self.progress is None:
+                self.progress = Progress(
+                    SpinnerColumn(), TextColumn("{task.description}"), console=self.console,
+                    transient=True,
+                )  # fmt: skip
+                self.progress.start()
+                self.task = self.progress.add_task(text, total=None)
+            self.progress.update(self.task, description=text)
+            return
+        which, logged = self.read_logged
+        since = info["seconds"] - (logged if which == (info["path"], info["why"]) else 0.0)
+        if since >= self.log_every:
+            self.read_logged = ((info["path"], info["why"]), info["seconds"])
+            self.console.print(text, soft_wrap=True)
+
     def on_corpus(self, info: dict[str, Any]) -> None:
+        self._stop_bar()
         c = info["stats"]
         line = (
             f"{c['corpus']}: {c['lines']:,} lines, {c['pairs_read']:,} pairs read"
@@ -63,6 +87,7 @@ class TrainProgress:
             )
 
     def on_data(self, info: dict[str, Any]) -> None:
+        self._stop_bar()
         v = info["vocabulary"]
         sets = ", ".join(f"{s['name']} ({s['pairs']:,})" for s in info["valid"])
         src, tgt = (languages.name(info["languages"][k]) for k in ("source", "target"))
@@ -85,6 +110,7 @@ class TrainProgress:
             )
 
     def on_stage(self, info: dict[str, Any]) -> None:
+        self._stop_bar()
         self.console.print(info["message"])
 
     def on_epoch(self, info: dict[str, Any]) -> None:
