@@ -1,6 +1,7 @@
 """`s2a serve`: a resident translator over HTTP that speaks LibreTranslate's API.
 
-POST /translate, GET /languages and GET /health as LibreTranslate answers them, plus
+POST /translate, GET /languages and GET /health as LibreTranslate answers them, plus each
+text's confidence and the source words it may have dropped (extra fields its clients ignore),
 `"attention": true` for each line's words, attention weights and Pharaoh alignment, and a
 page at / that draws them. Requests that arrive within a few milliseconds of each other
 share one search (a sentence's translation does not depend on its batch, so this changes
@@ -149,6 +150,8 @@ def attention_of(t: Translation) -> dict[str, Any]:
         "weights": [[round(w, 4) for w in row] for row in weights],
         "alignment": pharaoh(t.alignment),
         "score": round(t.score, 4),
+        "confidence": round(t.confidence, 4),
+        "dropped": t.dropped,
     }
 
 
@@ -307,6 +310,10 @@ def reply_of(
     joined = ["\n".join(t.text for t in answer) for answer in answers]
     single = isinstance(data["q"], str)
     reply: dict[str, Any] = {"translatedText": joined[0] if single else joined}
+    # beside LibreTranslate's fields: a text is as sure as its least sure line
+    least = [round(min(t.confidence for t in answer), 4) for answer in answers]
+    dropped = [[w for t in answer for w in t.dropped] for answer in answers]
+    reply["confidence"], reply["dropped"] = (least[0], dropped[0]) if single else (least, dropped)
     if data.get("source", "auto") == "auto":
         sure = 0.0 if source == UNDETERMINED else 100.0
         detected = {"language": source, "confidence": sure}
