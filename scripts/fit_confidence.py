@@ -9,8 +9,8 @@ first `--lines` pairs of each are translated as `s2a translate` does (beam 5, in
    standardised weights; confidence = logistic(bias + sum of weight * signal);
 2. the dropped-word threshold: among the source words also in the reference as written
    (names, numbers, cognates: words whose absence from the output a script can see), the
-   coverage under which a word is most often missing from the output (best F1 over 0.05, 0.10,
-   ..., 1.0).
+   highest coverage (0.05, 0.10, ..., 1.0) under which at least 90% of the flagged words are
+   missing from the output, so that a word named as dropped usually was.
 Both go into MODEL_DIR/config.json as its "confidence" part, which the Translator reads. Fit on
 validation sets and judge on others: `s2a evaluate TEST --model MODEL_DIR` reports how well
 the confidence ranks a test set's lines.
@@ -28,12 +28,13 @@ import torch
 
 from seq2attn_cli.checkpoint import CONFIG, read_json, write_json
 from seq2attn_cli.data.reading import read_pairs
-from seq2attn_cli.decoding.confidence import SIGNALS, coverage, is_word, signals
+from seq2attn_cli.decoding.confidence import SIGNALS, can_drop, coverage, signals
 from seq2attn_cli.decoding.translator import Translation, Translator
 from seq2attn_cli.errors import CorpusError, ModelError
 from seq2attn_cli.evaluation import sentence_chrf, spearman
 
 THRESHOLDS = [k / 20 for k in range(1, 21)]
+PRECISION = 0.9  # of the words flagged as dropped, at least this share must be missing
 L2 = 1e-3
 
 
@@ -61,7 +62,7 @@ def fit(features: list[list[float]], targets: list[float], sample: list[float]) 
 
 
 def threshold(lines: list[tuple[Translation, str]], stop: frozenset[str]) -> tuple[float, str]:
-    """The coverage under which a source word seen in the reference is likeliest missing."""
+    """The highest coverage under which source words seen in the reference are mostly missing."""
 
     def words(text: str) -> set[str]:
         return set(re.findall(r"\w+", text.lower()))
@@ -71,20 +72,17 @@ def threshold(lines: list[tuple[Translation, str]], stop: frozenset[str]) -> tup
         in_reference, in_output = words(reference), words(t.text)
         for word, covered in zip(*coverage(t.src_tokens, t.weights), strict=True):
             w = word.lower()
-            if is_word(w) and len(w) > 1 and w not in stop and w in in_reference:
+            if can_drop(w, stop) and w in in_reference:
                 points.append((covered, w not in in_output))
-    best, note = THRESHOLDS[0], "no word of the sources is in its reference"
-    top = -1.0
-    for t in THRESHOLDS:
-        hit = sum(c < t and m for c, m in points)
-        flagged = sum(c < t for c, _ in points)
-        missing = sum(m for _, m in points)
-        f1 = 2 * hit / max(flagged + missing, 1)
-        if f1 > top:
-            best, top = t, f1
+    missing = sum(m for _, m in points)
+    best, note = THRESHOLDS[0], f"no threshold flags words {PRECISION:.0%} of them missing"
+    for t in THRESHOLDS:  # the highest threshold whose flagged words are still mostly missing
+        flagged = [m for c, m in points if c < t]
+        if flagged and sum(flagged) >= PRECISION * len(flagged):
+            best = t
             note = (
                 f"{len(points)} source words in their reference, {missing} missing from the "
-                f"output; under {t:.2f}: {flagged} flagged, {hit} of them missing (F1 {f1:.2f})"
+                f"output; under {t:.2f}: {len(flagged)} flagged, {sum(flagged)} of them missing"
             )
     return best, note
 
@@ -140,7 +138,7 @@ def main() -> None:
     for name, (n, chrf) in zip(names, chrfs, strict=True):  # in-sample: a check, not a result
         rows = features[start : start + n]
         z = [bias + sum(w * v for w, v in zip(weights, row, strict=True)) for row in rows]
-        log_prob = [row[SIGNALS.index("log_prob")] for row in rows]
+        log_prob = [t.score for t, _ in lines[start : start + n]]
         print(
             f"  {name}: Spearman with sentence chrF, log-prob {spearman(log_prob, chrf):.3f}, "
             f"confidence {spearman(z, chrf):.3f} (in sample)"

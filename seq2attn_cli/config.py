@@ -126,12 +126,12 @@ class ConfidenceConfig:
     """How a translation's signals make its confidence (decoding/confidence.py); config.json's
     "confidence" part, written by scripts/fit_confidence.py.
 
-    A model without that part uses these defaults: the log-probability alone, scaled as the
-    embedded model's fit of it scales it, so it ranks lines as the search's own score does.
+    A model without that part uses these defaults: confidence = 1 / (1 + s), s the mean
+    surprisal (-log-probability) per output piece, so it ranks lines as the search's score does.
     """
 
     bias: float = 0.0  # confidence = logistic(bias + sum of weight * signal)
-    weights: dict[str, float] = field(default_factory=lambda: {"log_prob": 1.0})
+    weights: dict[str, float] = field(default_factory=lambda: {"surprise": -1.0})
     threshold: float = 0.3  # a source word attended less than this over the output: dropped
     fitted_on: list[str] = field(default_factory=list)  # the sets of the fit, for the card
 

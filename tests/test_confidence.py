@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -33,8 +34,8 @@ NEVER_PIERRE = [  # every step looks anywhere but at "Pierre"
 
 def test_a_word_the_attention_never_covers_is_named_as_dropped() -> None:
     words, covered = coverage(SRC, NEVER_PIERRE)
-    assert words == ["Je", "m", "'", "appelle", "Pierre", "."]  # pieces of a word summed
-    assert covered[words.index("Pierre")] == 0 and covered[words.index("appelle")] > 0.5
+    assert words == ["Je", "m'appelle", "Pierre", "."]  # pieces of a word summed
+    assert covered[words.index("Pierre")] == 0 and covered[words.index("m'appelle")] > 0.5
     assert dropped(SRC, NEVER_PIERRE, 0.3) == ["Pierre"]
     # the same attention, with a step that looks at "Pierre", drops nothing
     looked = [row[:] for row in NEVER_PIERRE]
@@ -46,13 +47,15 @@ def test_function_words_the_model_reads_with_their_neighbours_are_not_flagged() 
     src = ["▁Il", "▁a", "▁mangé", "</s>"]
     weights = [[0.2, 0.0, 0.8, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
     assert dropped(src, weights, 0.3, stop=frozenset({"il", "a"})) == []
-    assert dropped(src, weights, 0.3) == ["Il"]  # "a": one letter, never flagged
+    assert dropped(src, weights, 0.3) == []  # "Il", "a": too short to be flagged
+    src = ["▁Elle", "▁a", "▁mangé", "</s>"]
+    assert dropped(src, weights, 0.3) == ["Elle"]
 
 
 def test_every_signal_is_a_number_and_a_loop_shows_as_repeated_attention() -> None:
     tgt = ["▁I", "'", "m", "</s>"]
     once = signals(SRC[:4] + ["</s>"], tgt, [[1, 0, 0, 0, 0]] * 3 + [[0, 0, 0, 0, 1]], -0.2)
-    assert set(once) == set(SIGNALS) and once["log_prob"] == -0.2
+    assert set(once) == set(SIGNALS) and once["surprise"] == pytest.approx(math.log(0.2))
     looping = signals(SRC, SRC, [[1.0] + [0.0] * 7] * 7 + [[0.0] * 7 + [1.0]], -0.2)
     assert looping["repeated"] > once["repeated"] and looping["copied"] == 1.0
 
@@ -84,7 +87,7 @@ def test_words_the_search_never_attended_are_the_translation_s_dropped(shipped, 
 
     monkeypatch.setattr("seq2attn_cli.decoding.translator.translate_ids", search)
     t = shipped.translate("Je m'appelle Pierre.")
-    assert t.dropped == ["appelle", "Pierre"]  # "m": one letter; ".": not a word
+    assert t.dropped == ["m'appelle", "Pierre"]  # ".": not a word
     assert t.as_dict()["dropped"] == t.dropped
 
 

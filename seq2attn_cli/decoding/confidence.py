@@ -18,7 +18,10 @@ from .alignment import WORD_START, group_pieces, is_special
 
 # The signals, each a float per translation; config.json's weights are keyed by these names.
 SIGNALS = (
-    "log_prob",  # log-probability per output piece (Translation.score)
+    # log of the mean surprisal (-log-probability) per output piece: log(-Translation.score);
+    # with `length`, a fit can weigh a line's total surprisal against its length freely
+    "surprise",
+    "length",  # log of the number of output pieces
     "uncovered",  # mean over source words of how far their coverage falls short of 1
     "repeated",  # mean over source words of how far their coverage goes past 1
     "spread",  # mean entropy of a step's attention, over the entropy of a uniform one
@@ -28,23 +31,23 @@ SIGNALS = (
 
 
 def words(src_tokens: list[str]) -> tuple[list[str], list[list[int]]]:
-    """Source words and their piece indices, punctuation pieces apart ("Pierre" and ".").
+    """Source words and their piece indices: the runs between spaces, with the punctuation
+    around them apart ("Pierre" and "."; "aujourd'hui" and "là-bas" stay whole).
 
     </s> and other control tokens are left out.
     """
     found: list[str] = []
     groups: list[list[int]] = []
-    for i, piece in enumerate(src_tokens):
-        text = piece.removeprefix(WORD_START)
-        if is_special(piece) or not text:
+    for group in group_pieces(src_tokens)[1]:
+        texts = [src_tokens[j].removeprefix(WORD_START) for j in group]
+        inner = [k for k, text in enumerate(texts) if is_word(text)]
+        if is_special(src_tokens[group[0]]) or not "".join(texts):
             continue
-        opens = piece.startswith(WORD_START) or not groups or not is_word(text)
-        if opens or not is_word(found[-1]) or groups[-1][-1] != i - 1:
-            found.append(text)
-            groups.append([i])
-        else:
-            found[-1] += text
-            groups[-1].append(i)
+        cuts = [0, inner[0], inner[-1] + 1, len(group)] if inner else [0, len(group)]
+        for start, stop in zip(cuts, cuts[1:], strict=False):
+            if start < stop:
+                found.append("".join(texts[start:stop]))
+                groups.append(group[start:stop])
     return found, groups
 
 
@@ -73,16 +76,20 @@ def dropped(
 ) -> list[str]:
     """Source words whose attention over the whole output stayed under `threshold`.
 
-    Function words (`stop`, the source language's commonest) and single letters are left out:
-    the model reads "de", "l'" or "a" together with their neighbours and rarely looks at them
-    alone, so their low attention says nothing.
+    Only words that can be dropped count (`can_drop`).
     """
     found, covered = coverage(src_tokens, weights)
-    return [
-        w
-        for w, c in zip(found, covered, strict=True)
-        if c < threshold and is_word(w) and len(w) > 1 and w.lower() not in stop
-    ]
+    return [w for w, c in zip(found, covered, strict=True) if c < threshold and can_drop(w, stop)]
+
+
+def can_drop(word: str, stop: frozenset[str]) -> bool:
+    """Whether a source word's low attention can mean it was left out.
+
+    Function words (`stop`, the source language's commonest) and words of one or two letters
+    ("de", "l'", "en", "ai") are not: the model reads them together with their neighbours and
+    rarely looks at them alone, so their low attention says nothing.
+    """
+    return is_word(word) and len(word) > 2 and word.lower() not in stop
 
 
 def signals(
@@ -91,7 +98,8 @@ def signals(
     """Every signal of SIGNALS for one translation (attention ones 0 when there is none)."""
     src_words, tgt_words = group_pieces(src_tokens)[0], group_pieces(tgt_tokens)[0]
     values = dict.fromkeys(SIGNALS, 0.0)
-    values["log_prob"] = score
+    values["surprise"] = math.log(max(-score, 1e-6))
+    values["length"] = math.log(max(len(tgt_tokens), 1))
     source = {w.lower() for w in src_words if is_word(w) and not is_special(w)}
     said = [w.lower() for w in tgt_words if is_word(w) and not is_special(w)]
     values["copied"] = sum(w in source for w in said) / max(len(said), 1)
