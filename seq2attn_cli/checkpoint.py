@@ -19,8 +19,16 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save
 
-from .config import FORMAT_VERSION, ModelConfig, StoredConfig, TrainConfig, from_dict
+from .config import (
+    FORMAT_VERSION,
+    ConfidenceConfig,
+    ModelConfig,
+    StoredConfig,
+    TrainConfig,
+    from_dict,
+)
 from .data.subwords import Subwords
+from .decoding.confidence import check
 from .errors import ModelError
 from .model.seq2seq import Seq2Seq, state_size
 
@@ -169,6 +177,8 @@ def read_config(path: Path) -> StoredConfig:
     try:
         model_config = from_dict(ModelConfig, config.get("model"))
         training = _training(config.get("training", {}), path)
+        confidence = from_dict(ConfidenceConfig, config.get("confidence", {}), ignore_unknown=True)
+        check(confidence)
     except ValueError as err:
         raise ModelError(f"{path}: {err}") from None
     return StoredConfig(
@@ -177,6 +187,7 @@ def read_config(path: Path) -> StoredConfig:
         languages=_languages(config.get("corpus")),
         spm_sha256=checksum,
         raw=config,
+        confidence=confidence,
     )
 
 

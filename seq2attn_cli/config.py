@@ -127,6 +127,21 @@ class DecodeConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ConfidenceConfig:
+    """How a translation's signals make its confidence (decoding/confidence.py); config.json's
+    "confidence" part, written by scripts/fit_confidence.py.
+
+    A model without that part uses these defaults: confidence = 1 / (1 + s), s the mean
+    surprisal (-log-probability) per output piece, so it ranks lines as the search's score does.
+    """
+
+    bias: float = 0.0  # confidence = logistic(bias + sum of weight * signal)
+    weights: dict[str, float] = field(default_factory=lambda: {"surprise": -1.0})
+    threshold: float = 0.3  # a source word attended less than this over the output: dropped
+    fitted_on: list[str] = field(default_factory=list)  # the sets of the fit, for the card
+
+
+@dataclass(frozen=True, kw_only=True)
 class StoredConfig:
     """A model directory's config.json as s2a reads it: typed where s2a uses it, else as written."""
 
@@ -137,3 +152,4 @@ class StoredConfig:
     languages: tuple[str | None, str | None] = (None, None)  # (source, target), as guessed
     spm_sha256: str | None = None  # the checksum of the tokenizer the model was trained with
     raw: dict[str, Any] = field(default_factory=dict)  # the whole file: the card's figures
+    confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)

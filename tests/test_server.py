@@ -45,11 +45,24 @@ def client(translator):
 
 
 def test_a_string_q_gives_a_string_and_a_list_gives_a_list(client, translator) -> None:
-    want = [t.text for t in translator.translate(LINES)]
+    found = translator.translate(LINES)
+    want = [t.text for t in found]
+    sure = [round(t.confidence, 4) for t in found]
     one = client.post("/translate", json={"q": LINES[0], "source": "fr", "target": "en"})
-    assert one.status_code == 200 and one.json() == {"translatedText": want[0]}
+    assert one.status_code == 200
+    # LibreTranslate's field, and beside it s2a's confidence (0-1) and dropped words
+    assert one.json() == {"translatedText": want[0], "confidence": sure[0], "dropped": []}
     many = client.post("/translate", json={"q": LINES, "source": "fr", "target": "en"})
-    assert many.json() == {"translatedText": want}
+    assert many.json() == {"translatedText": want, "confidence": sure, "dropped": [[]] * 4}
+
+
+def test_a_text_is_as_sure_as_its_least_sure_line_and_names_every_dropped_word(client) -> None:
+    texts = client.post("/translate", json={"q": LINES, "attention": True}).json()["attention"]
+    lines = [line for text in texts for line in text]  # a list q: one list of lines per text
+    text = client.post("/translate", json={"q": "\n".join(LINES), "attention": True}).json()
+    assert text["confidence"] == min(line["confidence"] for line in lines)
+    assert text["dropped"] == [w for line in lines for w in line["dropped"]]
+    assert all(0 <= line["confidence"] <= 1 for line in text["attention"])
 
 
 def test_source_auto_reports_the_detected_language_as_libretranslate_does(client) -> None:

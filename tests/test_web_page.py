@@ -119,3 +119,26 @@ def test_on_a_phone_the_page_fits_and_a_tap_pins_a_word(tiny_model) -> None:
             playwright.stop()
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_a_low_confidence_line_is_marked_and_its_dropped_words_underlined(tiny_model, tmp_path):
+    model = Path(shutil.copytree(tiny_model, tmp_path / "unsure"))
+    config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    config["confidence"] = {"bias": -9.0, "weights": {}, "threshold": 99.0}  # sure of nothing
+    (model / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    proc, url = start_server(model)
+    playwright = browser = None
+    try:
+        playwright, browser, page = open_page(url, "il voit grand chat")
+        line = attention(url, "il voit grand chat")["attention"][0]
+        assert line["confidence"] < 0.5 and line["dropped"] == ["voit", "grand", "chat"]
+        assert "low" in page.get_attribute(".line", "class")
+        assert "confidence 0.00" in page.text_content(".line .sure")
+        underlined = page.locator(".words.src .w.dropped").all_text_contents()
+        assert underlined == ["voit", "grand", "chat"]
+    finally:
+        if browser:
+            browser.close()
+            playwright.stop()
+        proc.terminate()
+        proc.wait(timeout=30)

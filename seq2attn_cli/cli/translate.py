@@ -304,6 +304,7 @@ def _write(
                 pieces=pieces,
                 color=use_color(picture),
                 width=picture.width,
+                dropped=t.dropped,
             )
             if view is not None:
                 picture.print(view)

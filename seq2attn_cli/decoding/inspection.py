@@ -152,13 +152,15 @@ def explain(
     read, given = fold(normalize(target), sub.knows)  # the target as the model can write it
     ids = sub.encode([read])[0]
     steps = steps_of(translator, teacher_force(translator, src_ids, ids), ids)
-    translation = Translation(
-        source=line.text,
-        text=write_back(sub.decode(ids), given),
-        score=sum(s.log_prob for s in steps) / len(steps),
-        src_tokens=sub.pieces(src_ids) + [EOS_PIECE],
-        tgt_tokens=write_back_pieces(sub.pieces(ids), given) + [EOS_PIECE],
-        weights=[s.weights for s in steps],
+    translation = translator.rate(
+        Translation(
+            source=line.text,
+            text=write_back(sub.decode(ids), given),
+            score=sum(s.log_prob for s in steps) / len(steps),
+            src_tokens=sub.pieces(src_ids) + [EOS_PIECE],
+            tgt_tokens=write_back_pieces(sub.pieces(ids), given) + [EOS_PIECE],
+            weights=[s.weights for s in steps],
+        )
     )
     return translation, steps
 
@@ -257,17 +259,14 @@ def _piece(translator: Translator, index: int) -> str:
 
 
 def diagnostics(src: list[str], weights: list[list[float]]) -> dict[str, Any]:
-    """Entropy, coverage, never-attended words and end-of-sentence soak, from word weights."""
+    """Attention entropy and end-of-sentence soak, from word weights (coverage: confidence.py)."""
     if not weights:
         return {}
     entropy = [-sum(w * math.log(w) for w in row if w > 0) for row in weights]
-    coverage = [sum(row[j] for row in weights) for j in range(len(src))]
     eos_share = sum(row[-1] for row in weights[:-1]) / max(len(weights) - 1, 1)
     return {
         "mean_entropy": sum(entropy) / len(entropy),
         "max_entropy": math.log(len(src)) if src else 0.0,  # a uniform row
-        "coverage": dict(zip(src, coverage, strict=True)),
-        "never_attended": [w for w, c in zip(src[:-1], coverage[:-1], strict=True) if c < 0.1],
         "eos_share": eos_share,
         "eos_soaks": eos_share > 0.5,
     }

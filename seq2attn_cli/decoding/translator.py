@@ -12,12 +12,14 @@ import torch
 
 from ..checkpoint import EMBEDDED, load_model
 from ..config import StoredConfig
+from ..data.languages import STOP_SETS
 from ..data.reading import normalize
 from ..data.subwords import EOS_PIECE, Subwords
 from ..model.int8 import quantize
 from ..model.seq2seq import Seq2Seq
 from .alignment import word_alignment, word_level
 from .articles import agree
+from .confidence import confidence, dropped, signals
 from .letters import fold, write_back, write_back_pieces
 from .parts import PART_PIECES, split
 from .search import Hypothesis, translate_ids
@@ -42,6 +44,8 @@ class Translation:
     # the beam's next-best translations, best first, after the same rules; none equal to
     # `text` or to each other (empty for greedy search)
     alternatives: list[str] = field(default_factory=list)
+    confidence: float = 0.0  # how sure the model is of it, in [0, 1] (confidence.py)
+    dropped: list[str] = field(default_factory=list)  # source words it may have left out
 
     @property
     def has_attention(self) -> bool:
@@ -73,6 +77,8 @@ class Translation:
             "attention": [[round(w, 4) for w in row] for row in self.weights],
             "model_tokens": self.model_tokens,
             "parts": self.parts,
+            "confidence": round(self.confidence, 4),
+            "dropped": self.dropped,
         }
 
 
@@ -101,6 +107,8 @@ class Translator:
         self.part_pieces = min(self.max_pieces, PART_PIECES)  # longer lines: in parts
         self.tgt_pieces = model.tgt_pieces.tolist()
         self.english = config.languages[1] == "en"  # articles.agree is for English only
+        self.judge = config.confidence  # how signals make a confidence (confidence.py)
+        self.stop_words = STOP_SETS.get(config.languages[0] or "", frozenset())
 
     @classmethod
     def load(
@@ -177,7 +185,7 @@ class Translator:
         for (n, text, ids), hyp in zip(todo, hyps, strict=True):
             done[n].append(self._translation(text, ids, hyp, lines[n].given))
         return [
-            joined(line.text, found, truncated=line.truncated)
+            self.rate(joined(line.text, found, truncated=line.truncated))
             for line, found in zip(lines, done, strict=True)
         ]
 
@@ -186,6 +194,16 @@ class Translator:
         from ..documents import translate_document  # documents imports decoding, not back
 
         return translate_document(self, text, format=format, beam=beam)
+
+    def rate(self, t: Translation) -> Translation:
+        """`t` with its confidence and the source words it may have dropped (confidence.py)."""
+        if not t.tgt_tokens:  # a blank line: nothing to translate, nothing to miss
+            return dataclasses.replace(t, confidence=1.0)
+        values = signals(t.src_tokens, t.tgt_tokens, t.weights, t.score)
+        missed = []
+        if t.has_attention:
+            missed = dropped(t.src_tokens, t.weights, self.judge.threshold, stop=self.stop_words)
+        return dataclasses.replace(t, confidence=confidence(values, self.judge), dropped=missed)
 
     def _translation(
         self, text: str, ids: list[int], hyp: Hypothesis, given: dict[str, str]

@@ -72,7 +72,14 @@ class Service:
         done = ["\n".join(t.text for t in answer) for answer in answers]
         others = [alternatives_of(answer, asked.alternatives) for answer in answers]
         attention = [[attention_of(t) for t in a] for a in answers] if asked.attention else None
-        return JSONResponse(reply_of(asked, done, others, detected, attention))
+        reply = reply_of(asked, done, others, detected, attention)
+        # beside LibreTranslate's fields: a text is as sure as its least sure line
+        sure = [round(min(t.confidence for t in answer), 4) for answer in answers]
+        dropped = [[w for t in answer for w in t.dropped] for answer in answers]
+        reply["confidence"], reply["dropped"] = (
+            (sure[0], dropped[0]) if asked.single else (sure, dropped)
+        )
+        return JSONResponse(reply)
 
     async def detect(self, request: Request) -> JSONResponse:
         """POST /detect: the languages q may be in, likeliest first (LibreTranslate's list)."""
@@ -190,6 +197,8 @@ def attention_of(t: Translation) -> dict[str, Any]:
         "weights": [[round(w, 4) for w in row] for row in weights],
         "alignment": pharaoh(t.alignment),
         "score": round(t.score, 4),
+        "confidence": round(t.confidence, 4),
+        "dropped": t.dropped,
     }
 
 

@@ -1,7 +1,9 @@
 """Attention as a heatmap in the terminal: one row per target word, one column per source word.
 
 Plain lists in (words from alignment.word_level, or pieces), a rich renderable out; no torch.
-Rows are always the target, so every heatmap of a call reads the same way. The layout is the
+Rows are always the target, so every heatmap of a call reads the same way; under them, when
+given, the coverage row: each source word's attention summed over the output, in red where
+the word may have been dropped (decoding/confidence.py). The layout is the
 first of these that fits the width:
 - wide: every column as wide as its word, so labels are whole; cells print their weight;
 - compact: narrow columns of one width under labels written top to bottom;
@@ -93,6 +95,17 @@ def _header(cols: list[str], cells: list[int], *, gap: int, label: int, color: b
     return lines
 
 
+def _coverage_cell(value: float, size: int, *, low: bool, color: bool) -> tuple[str, str]:
+    """A coverage cell: the sum printed where it fits ("!" marks a dropped word without colour)."""
+    digits = f"{value:.1f}" if value < 9.95 else f"{value:.0f}"
+    text = digits.removeprefix("0") if size < len(digits) else digits
+    if size < len(text):
+        text = "!" if low and not color else SHADES[round(min(value, 1.0) * (len(SHADES) - 1))]
+    elif low and not color:
+        text = (text + "!")[-size:] if size > len(text) else text
+    return fit(text, size, center=True), ("bold red" if low and color else "")
+
+
 def _grid(
     rows: list[str],
     cols: list[str],
@@ -102,8 +115,9 @@ def _grid(
     gap: int,
     label: int,
     color: bool,
+    coverage: list[tuple[float, bool]] | None = None,
 ) -> list[Text]:
-    """One block of the heatmap: the column labels, then one line per row word."""
+    """One block of the heatmap: the column labels, one line per row word, the coverage row."""
     lines = _header(cols, cells, gap=gap, label=label, color=color)
     for name, weights in zip(rows, grid, strict=True):
         line = Text()
@@ -111,6 +125,12 @@ def _grid(
         for j, (weight, cell) in enumerate(zip(weights, cells, strict=True)):
             line.append(" " * gap if j else "")
             line.append(*_cell(weight, cell, color=color))
+        lines.append(line)
+    if coverage is not None:
+        line = Text(fit("coverage", label) + " ", "italic" if color else "")
+        for j, ((value, low), cell) in enumerate(zip(coverage, cells, strict=True)):
+            line.append(" " * gap if j else "")
+            line.append(*_coverage_cell(value, cell, low=low, color=color))
         lines.append(line)
     return lines
 
@@ -136,6 +156,7 @@ def _panels(
     label: int,
     width: int,
     color: bool,
+    coverage: list[tuple[float, bool]] | None,
 ) -> list[Text]:
     """The tightest columns, split into blocks of source words that each fit the width."""
     cell, gap = COMPACT[-1]
@@ -149,7 +170,17 @@ def _panels(
         lines.append(Text(note, "dim" if color else ""))
         block = [row[start:stop] for row in weights]
         cells = [cell] * (stop - start)
-        lines += _grid(tgt, src[start:stop], block, cells=cells, gap=gap, label=label, color=color)
+        part = coverage[start:stop] if coverage is not None else None
+        lines += _grid(
+            tgt,
+            src[start:stop],
+            block,
+            cells=cells,
+            gap=gap,
+            label=label,
+            color=color,
+            coverage=part,
+        )
     return lines
 
 
@@ -161,19 +192,29 @@ def heatmap(
     color: bool = True,
     width: int = 80,
     title: str | None = None,
+    coverage: list[tuple[float, bool]] | None = None,
 ) -> RenderableType:
-    """Draw attention (rows target, columns source) in the widest layout that fits `width`."""
+    """Draw attention (rows target, columns source) in the widest layout that fits `width`.
+
+    coverage: per source column, its attention summed over the output and whether the word
+    may have been dropped; drawn as a last row.
+    """
     check_shape(src, tgt, weights)
     lines = [Text(title, style="bold" if color else "")] if title else []
     if not src or not tgt:
         return finish([*lines, Text("(no attention to show: empty sentence)")], width)
-    label = min(label_width(tgt), max(3, width // 3))  # row labels whole where there is room
+    labels = tgt + ["coverage"] if coverage is not None else tgt
+    label = min(label_width(labels), max(3, width // 3))  # row labels whole where there is room
     layouts = [(_wide_cells(src), 1)] + [([cell] * len(src), gap) for cell, gap in COMPACT]
     fitting = [(cells, gap) for cells, gap in layouts if _row_width(label, cells, gap) <= width]
     if fitting:
         cells, gap = fitting[0]
-        lines += _grid(tgt, src, weights, cells=cells, gap=gap, label=label, color=color)
+        lines += _grid(
+            tgt, src, weights, cells=cells, gap=gap, label=label, color=color, coverage=coverage
+        )
     else:
-        lines += _panels(src, tgt, weights, label=label, width=width, color=color)
+        lines += _panels(
+            src, tgt, weights, label=label, width=width, color=color, coverage=coverage
+        )
     lines += [Text(""), _legend(color=color, width=width)]
     return finish(lines, width)

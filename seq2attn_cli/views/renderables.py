@@ -7,6 +7,7 @@ out; no torch.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..data import languages
-from ..decoding.alignment import pharaoh, word_level
+from ..decoding.alignment import group_pieces, pharaoh, word_level
 from .charts import bar_chart, line_chart
 from .heatmap import heatmap
 
@@ -34,15 +35,30 @@ def heatmap_view(
     color: bool,
     width: int,
     title: str = "",
+    dropped: list[str] | None = None,
 ) -> RenderableType | None:
-    """One translation's attention (rows target, columns source), over words unless `pieces`."""
+    """One translation's attention (rows target, columns source), over words unless `pieces`.
+
+    With `dropped` (the translation's), a coverage row under it marks the words it names.
+    """
     if not tgt:
         return None
     if not attends(src, weights):
         return Text("(no attention: this model decodes from a single context vector)")
+    groups = [[j] for j in range(len(src))] if pieces else group_pieces(src)[1]
+    sums = [sum(row[j] for row in weights[:-1]) for j in range(len(src))]  # over output steps
     if not pieces:
         src, tgt, weights = word_level(src, tgt, weights)
-    return heatmap(src, tgt, weights, color=color, width=width, title=title or None)
+    coverage = None
+    if dropped is not None:
+        missing = set(dropped)
+        coverage = [
+            (sum(sums[j] for j in group), any(w in missing for w in re.split(r"\W+", word)))
+            for word, group in zip(src, groups, strict=True)
+        ]
+    return heatmap(
+        src, tgt, weights, color=color, width=width, title=title or None, coverage=coverage
+    )
 
 
 def sentence_view(
@@ -58,12 +74,20 @@ def sentence_view(
     if seen.changes:  # articles.py, letters.py: rules applied after the search
         lines.append(Text(f"the model wrote: {seen.model_text} (s2a {' and '.join(seen.changes)})"))
     lines.append(Text(f"score: {t.score:.3f} log-probability per piece"))
+    missed = f"; may have dropped: {' '.join(t.dropped)}" if t.dropped else ""
+    lines.append(Text(f"confidence: {t.confidence:.2f}{missed}"))
     if seen.forced:
         per_piece = "  ".join(f"{s.piece}:{s.log_prob:.2f}" for s in seen.steps)
         lines.append(Text(f"per-piece log-probability: {per_piece}"))
         lines.append(Text(f"alignment: {pharaoh(t.alignment)}"))
     picture = heatmap_view(
-        t.src_tokens, t.tgt_tokens, t.weights, pieces=pieces, color=color, width=width
+        t.src_tokens,
+        t.tgt_tokens,
+        t.weights,
+        pieces=pieces,
+        color=color,
+        width=width,
+        dropped=t.dropped,
     )
     if picture is not None:
         lines.append(picture)
@@ -267,10 +291,7 @@ def diagnostics_view(diag: dict[str, Any]) -> RenderableType:
     lines = [
         f"attention entropy: {diag['mean_entropy']:.2f} nats per step "
         f"(uniform would be {diag['max_entropy']:.2f})",
-        "coverage: " + "  ".join(f"{w}={c:.2f}" for w, c in diag["coverage"].items()),
     ]
-    if diag["never_attended"]:
-        lines.append("never attended: " + " ".join(diag["never_attended"]))
     text = Text("\n".join(lines))
     if diag["eos_soaks"]:
         text.append(
@@ -318,4 +339,27 @@ def evaluation_view(results: list[Any], *, color: bool, width: int) -> Renderabl
         maximum=100.0,
     )
     signature = Text(f"sacrebleu: {results[0].signature['bleu']}", style="dim")
-    return Group(summary, Text(), table, Text(), chart, signature)
+    return Group(summary, Text(), table, Text(), chart, signature, Text(), _confidence(results))
+
+
+def _confidence(results: list[Any]) -> Table:
+    """BLEU by quartile of each signal (least sure first) and its Spearman with sentence chrF."""
+    table = Table(
+        title="BLEU by confidence quartile (least sure first); Spearman with sentence chrF",
+        title_justify="left",
+        box=None,
+        padding=(0, 2),
+    )
+    for name in ("model", "signal", "Q1", "Q2", "Q3", "Q4", "Q4-Q1", "Spearman"):
+        table.add_column(name, justify="left" if name in ("model", "signal") else "right")
+    for r in results:
+        for signal, figures in r.confidence.items():
+            bleu, gap = figures["quartile_bleu"], figures["gap"]
+            table.add_row(
+                r.name,
+                signal.replace("_", "-"),
+                *("n/a" if v is None else f"{v:.1f}" for v in bleu),
+                "n/a" if gap is None else f"{gap:.1f}",
+                f"{figures['spearman_chrf']:.3f}",
+            )
+    return table

@@ -1,0 +1,134 @@
+"""How sure a translation is, and which source words it may have dropped, from its one search.
+
+An attention model leaves behind what it takes to judge its own output (Rikters & Fishel 2017,
+"Confidence through attention"): the log-probability of its words, and attention that covered
+each source word once, or missed a word, or kept coming back to the same words, or spread
+over everything. Each is a signal below; a logistic fit on validation sets
+(scripts/fit_confidence.py, stored in config.json's "confidence" part) weighs them into one
+number in [0, 1]. Plain lists in, plain numbers out: no torch, no second pass.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from ..config import ConfidenceConfig
+from .alignment import WORD_START, group_pieces, is_special
+
+# The signals, each a float per translation; config.json's weights are keyed by these names.
+SIGNALS = (
+    # log of the mean surprisal (-log-probability) per output piece: log(-Translation.score);
+    # with `length`, a fit can weigh a line's total surprisal against its length freely
+    "surprise",
+    "length",  # log of the number of output pieces
+    "uncovered",  # mean over source words of how far their coverage falls short of 1
+    "repeated",  # mean over source words of how far their coverage goes past 1
+    "spread",  # mean entropy of a step's attention, over the entropy of a uniform one
+    "copied",  # share of the output's words that are source words, as written there
+    "length_ratio",  # |log(output pieces / source pieces)|
+)
+
+
+def words(src_tokens: list[str]) -> tuple[list[str], list[list[int]]]:
+    """Source words and their piece indices: the runs between spaces, with the punctuation
+    around them apart ("Pierre" and "."; "aujourd'hui" and "là-bas" stay whole).
+
+    </s> and other control tokens are left out.
+    """
+    found: list[str] = []
+    groups: list[list[int]] = []
+    for group in group_pieces(src_tokens)[1]:
+        texts = [src_tokens[j].removeprefix(WORD_START) for j in group]
+        inner = [k for k, text in enumerate(texts) if is_word(text)]
+        if is_special(src_tokens[group[0]]) or not "".join(texts):
+            continue
+        cuts = [0, inner[0], inner[-1] + 1, len(group)] if inner else [0, len(group)]
+        for start, stop in zip(cuts, cuts[1:], strict=False):
+            if start < stop:
+                found.append("".join(texts[start:stop]))
+                groups.append(group[start:stop])
+    return found, groups
+
+
+def coverage(src_tokens: list[str], weights: list[list[float]]) -> tuple[list[str], list[float]]:
+    """Source words and each one's attention summed over the output's steps.
+
+    The </s> step is left out: attention spent deciding to stop does not translate a word.
+    """
+    found, groups = words(src_tokens)
+    rows = weights[:-1]
+    sums = [sum(row[j] for row in rows) for j in range(len(src_tokens))]  # (src_len,)
+    return found, [sum(sums[j] for j in g) for g in groups]
+
+
+def is_word(text: str) -> bool:
+    """Whether a source word holds a letter or a digit (punctuation cannot be dropped)."""
+    return any(c.isalnum() for c in text)
+
+
+def dropped(
+    src_tokens: list[str],
+    weights: list[list[float]],
+    threshold: float,
+    *,
+    stop: frozenset[str] = frozenset(),
+) -> list[str]:
+    """Source words whose attention over the whole output stayed under `threshold`.
+
+    Only words that can be dropped count (`can_drop`).
+    """
+    found, covered = coverage(src_tokens, weights)
+    return [w for w, c in zip(found, covered, strict=True) if c < threshold and can_drop(w, stop)]
+
+
+def can_drop(word: str, stop: frozenset[str]) -> bool:
+    """Whether a source word's low attention can mean it was left out.
+
+    Function words (`stop`, the source language's commonest) and words of one or two letters
+    ("de", "l'", "en", "ai") are not: the model reads them together with their neighbours and
+    rarely looks at them alone, so their low attention says nothing.
+    """
+    return is_word(word) and len(word) > 2 and word.lower() not in stop
+
+
+def signals(
+    src_tokens: list[str], tgt_tokens: list[str], weights: list[list[float]], score: float
+) -> dict[str, float]:
+    """Every signal of SIGNALS for one translation (attention ones 0 when there is none)."""
+    src_words, tgt_words = group_pieces(src_tokens)[0], group_pieces(tgt_tokens)[0]
+    values = dict.fromkeys(SIGNALS, 0.0)
+    values["surprise"] = math.log(max(-score, 1e-6))
+    values["length"] = math.log(max(len(tgt_tokens), 1))
+    source = {w.lower() for w in src_words if is_word(w) and not is_special(w)}
+    said = [w.lower() for w in tgt_words if is_word(w) and not is_special(w)]
+    values["copied"] = sum(w in source for w in said) / max(len(said), 1)
+    values["length_ratio"] = abs(math.log(max(len(tgt_tokens), 1) / max(len(src_tokens), 1)))
+    if len(tgt_tokens) < 2 or not weights or len(weights[0]) != len(src_tokens):
+        return values  # nothing said, or no attention (`--attention none`)
+    _, covered = coverage(src_tokens, weights)
+    if covered:
+        values["uncovered"] = sum(max(0.0, 1 - c) for c in covered) / len(covered)
+        values["repeated"] = sum(max(0.0, c - 1) for c in covered) / len(covered)
+    if len(src_tokens) > 1:
+        entropy = [-sum(w * math.log(w) for w in row if w > 0) for row in weights[:-1]]
+        values["spread"] = sum(entropy) / len(entropy) / math.log(len(src_tokens))
+    return values
+
+
+def confidence(values: Mapping[str, float], config: ConfidenceConfig) -> float:
+    """The logistic of the fitted weighted sum of the signals: a number in [0, 1]."""
+    z = config.bias + sum(w * values[name] for name, w in config.weights.items())
+    return 1 / (1 + math.exp(-min(max(z, -50.0), 50.0)))
+
+
+def check(config: ConfidenceConfig) -> None:
+    """Raise ValueError unless every weight names a signal and every number is finite."""
+    if not isinstance(config.weights, dict):
+        raise ValueError("confidence: weights must be an object of signal names and numbers")
+    unknown = sorted(set(config.weights) - set(SIGNALS))
+    if unknown:
+        raise ValueError(f"confidence: unknown signal {unknown[0]!r}; known: {', '.join(SIGNALS)}")
+    numbers = [config.bias, config.threshold, *config.weights.values()]
+    if not all(type(v) in (int, float) and math.isfinite(v) for v in numbers):
+        raise ValueError("confidence: bias, threshold and weights must be finite numbers")
