@@ -229,7 +229,8 @@ def test_sentences_of_one_call_share_an_orientation(tiny_model: Path) -> None:
     assert len(pictures) == len(sentences) == len(translations)
     for source, translation, lines in zip(sentences, translations, pictures, strict=True):
         assert lines[0].split() == source.split() + ["</s>"]  # columns: the source
-        assert row_labels(lines) == translation.split() + ["</s>"]  # rows: the translation
+        # rows: the translation, then how much attention each source word got in all
+        assert row_labels(lines) == translation.split() + ["</s>", "coverage"]
     assert "transposed" not in result.stderr
     # stderr is a pipe, not a terminal: shades, and not one escape code
     assert "\x1b[" not in result.stderr and "@" in result.stderr
@@ -245,7 +246,7 @@ def test_inspect_draws_a_44_word_sentence_in_one_panel_at_80_columns(tiny_model:
     assert max(cell_len(line) for line in lines) <= 80
     (picture,) = heatmaps("\n".join(lines))
     rows = row_labels(picture[next(i for i, line in enumerate(picture) if line[0] == " ") :])
-    assert rows == [*source.split(), "</s>"]  # each target word is one row: no panels
+    assert rows == [*source.split(), "</s>", "coverage"]  # a target word a row: no panels
 
 
 # -----------------------------------------------------------------------------
