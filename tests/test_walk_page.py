@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 from test_server import S2A, start_server
-from test_web_page import ARGS, CHROMIUM, pytestmark  # noqa: F401  (skipped without Chromium)
+from test_web_page import open_local, pytestmark  # noqa: F401  (skipped without Chromium)
 
 SENTENCE = "il voit grand chat rouge"
 
@@ -50,24 +50,8 @@ def inspect_steps(model, q: str) -> list[dict]:
 
 def open_walk(url: str, q: str, *, width: int, phone: bool = False):
     """Playwright, a browser and /walk decoding `q`; the caller closes them."""
-    from playwright.sync_api import sync_playwright
-
-    playwright = sync_playwright().start()
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-    page = browser.new_page(
-        viewport={"width": width, "height": 800}, has_touch=phone, is_mobile=phone
-    )
-    outside: list[str] = []  # self-contained: no CDN, no fonts
-
-    def local_only(route) -> None:
-        if route.request.url.startswith(url):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", local_only)
-    page.goto(f"{url}walk?q={quote(q)}")
+    playwright, browser, page, outside = open_local(url, f"walk?q={quote(q)}", width=width,
+                                                    phone=phone)  # fmt: skip
     page.wait_for_selector("#where:has-text('step 1 of')")
     assert not outside, outside
     return playwright, browser, page

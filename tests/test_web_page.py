@@ -26,15 +26,16 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def open_page(url: str, sentence: str, *, width: int = 1000, phone: bool = False):
-    """Playwright, a browser and the page with `sentence` translated; the caller closes them."""
+def open_local(url: str, path: str, *, width: int = 1000, phone: bool = False):
+    """Playwright, a browser and url + path, refusing anything beyond the server (no CDN, no
+    fonts); the caller closes them and checks the list of refused addresses it gets."""
     from playwright.sync_api import sync_playwright
 
     playwright = sync_playwright().start()
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
     viewport = {"width": width, "height": 800}
     page = browser.new_page(viewport=viewport, has_touch=phone, is_mobile=phone)
-    outside: list[str] = []  # the page must not reach beyond the server: no CDN, no fonts
+    outside: list[str] = []
 
     def local_only(route) -> None:
         if route.request.url.startswith(url):
@@ -44,7 +45,13 @@ def open_page(url: str, sentence: str, *, width: int = 1000, phone: bool = False
             route.abort()
 
     page.route("**/*", local_only)
-    page.goto(url)
+    page.goto(url + path)
+    return playwright, browser, page, outside
+
+
+def open_page(url: str, sentence: str, *, width: int = 1000, phone: bool = False):
+    """Playwright, a browser and the page with `sentence` translated; the caller closes them."""
+    playwright, browser, page, outside = open_local(url, "", width=width, phone=phone)
     page.fill("#text", sentence)
     page.click("#go")
     page.wait_for_function("document.querySelector('#output').textContent.length > 0")
