@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -130,3 +133,46 @@ def tiny_none_model(tmp_path_factory, toy_corpus) -> Path:
     """A model without attention (`--attention none`) trained on the toy corpus."""
     torch.manual_seed(0)
     return train_tiny(tmp_path_factory.mktemp("models") / "none", toy_corpus, attention="none")
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture
+def served() -> Iterator[Callable[..., str]]:
+    """Starts `s2a serve` (model, extra options) and gives its URL; stopped after the test."""
+    procs: list[subprocess.Popen] = []
+
+    def start(model: Path, *extra: str) -> str:
+        from test_server import start_server
+
+        proc, url = start_server(model, *extra)
+        procs.append(proc)
+        return url
+
+    yield start
+    for proc in procs:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.fixture
+def chromium() -> Iterator[Any]:
+    """A headless Chromium for the test (playwright's Browser); closed after it."""
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    yield browser
+    browser.close()
+    playwright.stop()

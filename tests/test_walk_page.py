@@ -9,7 +9,7 @@ import urllib.request
 from urllib.parse import quote
 
 import pytest
-from test_server import S2A, start_server
+from test_server import S2A
 from test_web_page import open_local, pytestmark  # noqa: F401  (skipped without Chromium)
 
 SENTENCE = "il voit grand chat rouge"
@@ -48,13 +48,12 @@ def inspect_steps(model, q: str) -> list[dict]:
     return steps
 
 
-def open_walk(url: str, q: str, *, width: int, phone: bool = False):
-    """Playwright, a browser and /walk decoding `q`; the caller closes them."""
-    playwright, browser, page, outside = open_local(url, f"walk?q={quote(q)}", width=width,
-                                                    phone=phone)  # fmt: skip
+def open_walk(browser, url: str, q: str, *, width: int, phone: bool = False):
+    """/walk decoding `q`, at its first step."""
+    page, outside = open_local(browser, url, f"walk?q={quote(q)}", width=width, phone=phone)
     page.wait_for_selector("#where:has-text('step 1 of')")
     assert not outside, outside
-    return playwright, browser, page
+    return page
 
 
 def shown_step(page, m: int) -> dict:
@@ -81,80 +80,62 @@ def shown_step(page, m: int) -> dict:
 
 
 def test_stepping_through_shows_each_steps_weights_and_word_as_api_and_inspect(
-    tiny_model, tiny_none_model
+    tiny_model, tiny_none_model, served, chromium
 ) -> None:
-    proc, url = start_server(tiny_model, "--compare", str(tiny_none_model))
-    playwright = browser = None
-    try:
-        playwright, browser, page = open_walk(url, SENTENCE, width=1300)
-        walks = api_steps(url, SENTENCE)
-        inspected = inspect_steps(tiny_model, SENTENCE)
-        main, none = walks
-        assert len(inspected) == len(main["steps"])
-        last = max(len(w["steps"]) for w in walks)
-        for t in range(last):
-            if t:
-                page.keyboard.press("ArrowRight")
-            assert page.text_content("#where") == f"step {t + 1} of {last}"
-            if t < len(main["steps"]):
-                want, cli = main["steps"][t], inspected[t]
-                got = shown_step(page, 0)
-                assert got["step"] == t + 1
-                assert got["chosen"] == want["chosen"] == cli["chosen"]
-                assert got["weights"] == pytest.approx(want["weights"], abs=1e-6)
-                assert got["bars"] == [f"{w:.2f}" for w in want["weights"]]
-                shown = dict(zip(main["source_pieces"], got["bars"], strict=True))
-                assert {p: float(shown[p]) for p in cli["weights"]} == cli["weights"]
-                assert [float(s) for s in got["scores"]] == pytest.approx(cli["scores"], abs=0.051)
-                assert got["top"][:5] == [p for p, _ in want["candidates"]]
-                assert got["context"] == pytest.approx(want["context"], abs=1e-6)
-                so_far = "".join(
-                    s["chosen"] for s in main["steps"][: t + 1] if s["chosen"] != "</s>"
-                )
-                assert got["sofar"].startswith(so_far.replace("▁", " ").strip() or "…")
-            # the model without attention: one vector, weight 1, nothing to choose from
-            k = min(t, len(none["steps"]) - 1)
-            other = shown_step(page, 1)
-            assert other["weights"] == [1.0] and other["bars"] == ["1.00"]
-            assert other["chosen"] == none["steps"][k]["chosen"]
-        assert page.is_disabled("#fwd") and page.locator(".none-note").count() == 1
-        page.keyboard.press("ArrowLeft")
-        assert page.text_content("#where") == f"step {last - 1} of {last}"
-        page.click("#back")
-        page.keyboard.press("Home")
-        assert page.text_content("#where") == f"step 1 of {last}" and page.is_disabled("#back")
-        page.click("#play")  # plays the six moves of step 1's successor, then on
-        page.wait_for_selector(f"#where:has-text('step 2 of {last}')", timeout=10_000)
-        assert page.get_attribute("#play", "aria-label") == "pause"
-        page.keyboard.press(" ")
-        assert page.get_attribute("#play", "aria-label") == "play"
-    finally:
-        if browser:
-            browser.close()
-            playwright.stop()
-        proc.terminate()
-        proc.wait(timeout=30)
+    url = served(tiny_model, "--compare", str(tiny_none_model))
+    page = open_walk(chromium, url, SENTENCE, width=1300)
+    walks = api_steps(url, SENTENCE)
+    inspected = inspect_steps(tiny_model, SENTENCE)
+    main, none = walks
+    assert len(inspected) == len(main["steps"])
+    last = max(len(w["steps"]) for w in walks)
+    for t in range(last):
+        if t:
+            page.keyboard.press("ArrowRight")
+        assert page.text_content("#where") == f"step {t + 1} of {last}"
+        if t < len(main["steps"]):
+            want, cli = main["steps"][t], inspected[t]
+            got = shown_step(page, 0)
+            assert got["step"] == t + 1
+            assert got["chosen"] == want["chosen"] == cli["chosen"]
+            assert got["weights"] == pytest.approx(want["weights"], abs=1e-6)
+            assert got["bars"] == [f"{w:.2f}" for w in want["weights"]]
+            shown = dict(zip(main["source_pieces"], got["bars"], strict=True))
+            assert {p: float(shown[p]) for p in cli["weights"]} == cli["weights"]
+            assert [float(s) for s in got["scores"]] == pytest.approx(cli["scores"], abs=0.051)
+            assert got["top"][:5] == [p for p, _ in want["candidates"]]
+            assert got["context"] == pytest.approx(want["context"], abs=1e-6)
+            so_far = "".join(s["chosen"] for s in main["steps"][: t + 1] if s["chosen"] != "</s>")
+            assert got["sofar"].startswith(so_far.replace("▁", " ").strip() or "…")
+        # the model without attention: one vector, weight 1, nothing to choose from
+        k = min(t, len(none["steps"]) - 1)
+        other = shown_step(page, 1)
+        assert other["weights"] == [1.0] and other["bars"] == ["1.00"]
+        assert other["chosen"] == none["steps"][k]["chosen"]
+    assert page.is_disabled("#fwd") and page.locator(".none-note").count() == 1
+    page.keyboard.press("ArrowLeft")
+    assert page.text_content("#where") == f"step {last - 1} of {last}"
+    page.click("#back")
+    page.keyboard.press("Home")
+    assert page.text_content("#where") == f"step 1 of {last}" and page.is_disabled("#back")
+    page.click("#play")  # plays the six moves of step 1's successor, then on
+    page.wait_for_selector(f"#where:has-text('step 2 of {last}')", timeout=10_000)
+    assert page.get_attribute("#play", "aria-label") == "pause"
+    page.keyboard.press(" ")
+    assert page.get_attribute("#play", "aria-label") == "play"
 
 
 def test_on_a_phone_both_models_fit_and_the_buttons_work_by_keyboard(
-    tiny_model, tiny_none_model
+    tiny_model, tiny_none_model, served, chromium
 ) -> None:
-    proc, url = start_server(tiny_model, "--compare", str(tiny_none_model))
-    playwright = browser = None
-    try:
-        sentence = "il voit grand chat rouge et le petit chien mange pain"
-        playwright, browser, page = open_walk(url, sentence, width=360, phone=True)
-        assert page.evaluate("document.documentElement.scrollWidth") <= 360
-        page.focus("#fwd")
-        page.keyboard.press("Enter")
-        assert page.text_content("#where").startswith("step 2 of")
-        page.keyboard.press("Shift+Tab")
-        page.keyboard.press("Shift+Tab")
-        page.keyboard.press("Enter")  # the back button
-        assert page.text_content("#where").startswith("step 1 of")
-    finally:
-        if browser:
-            browser.close()
-            playwright.stop()
-        proc.terminate()
-        proc.wait(timeout=30)
+    url = served(tiny_model, "--compare", str(tiny_none_model))
+    sentence = "il voit grand chat rouge et le petit chien mange pain"
+    page = open_walk(chromium, url, sentence, width=360, phone=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.focus("#fwd")
+    page.keyboard.press("Enter")
+    assert page.text_content("#where").startswith("step 2 of")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Enter")  # the back button
+    assert page.text_content("#where").startswith("step 1 of")

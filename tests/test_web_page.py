@@ -6,33 +6,19 @@ import json
 import shutil
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
-from test_server import start_server
+from conftest import CHROMIUM
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="no Chromium (Debian: apt-get install chromium)"
 )
 
 
-def open_local(url: str, path: str, *, width: int = 1000, phone: bool = False):
-    """Playwright, a browser and url + path, refusing anything beyond the server (no CDN, no
-    fonts); the caller closes them and checks the list of refused addresses it gets."""
-    from playwright.sync_api import sync_playwright
-
-    playwright = sync_playwright().start()
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+def open_local(browser: Any, url: str, path: str, *, width: int = 1000, phone: bool = False):
+    """A page of `browser` at url + path that refuses anything beyond the server (no CDN,
+    no fonts); the page and the list of addresses it refused."""
     viewport = {"width": width, "height": 800}
     page = browser.new_page(viewport=viewport, has_touch=phone, is_mobile=phone)
     outside: list[str] = []
@@ -46,17 +32,17 @@ def open_local(url: str, path: str, *, width: int = 1000, phone: bool = False):
 
     page.route("**/*", local_only)
     page.goto(url + path)
-    return playwright, browser, page, outside
+    return page, outside
 
 
-def open_page(url: str, sentence: str, *, width: int = 1000, phone: bool = False):
-    """Playwright, a browser and the page with `sentence` translated; the caller closes them."""
-    playwright, browser, page, outside = open_local(url, "", width=width, phone=phone)
+def open_page(browser: Any, url: str, sentence: str, *, width: int = 1000, phone: bool = False):
+    """The page at / with `sentence` translated."""
+    page, outside = open_local(browser, url, "", width=width, phone=phone)
     page.fill("#text", sentence)
     page.click("#go")
     page.wait_for_function("document.querySelector('#output').textContent.length > 0")
     assert not outside, outside
-    return playwright, browser, page
+    return page
 
 
 def attention(url: str, sentence: str) -> dict:
@@ -69,83 +55,63 @@ def attention(url: str, sentence: str) -> dict:
         return json.load(reply)
 
 
-def test_hovering_a_word_lights_up_the_words_it_attended_to(tiny_model, tmp_path) -> None:
+def test_hovering_a_word_lights_up_the_words_it_attended_to(
+    tiny_model, tmp_path, served, chromium
+) -> None:
     sentence = "il voit grand chat rouge"
-    proc, url = start_server(tiny_model)
-    playwright = browser = None
-    try:
-        playwright, browser, page = open_page(url, sentence)
-        want = attention(url, sentence)
-        assert page.text_content("#output") == want["translatedText"]
-        line = want["attention"][0]
-        # hover the first English word: its heatmap row is framed, French words lit by weight
-        page.hover(".words.tgt .w[data-i='0']")
-        row = line["weights"][0]
-        assert page.locator("td.focus").count() == len(line["source_words"])
-        assert page.locator("td.focus").evaluate_all("c => c.map(td => +td.dataset.j)") == [
-            0
-        ] * len(row)
-        lit = page.locator(".words.src .w").evaluate_all(
-            "ws => ws.map(w => +getComputedStyle(w).getPropertyValue('--h'))"
-        )
-        assert lit == pytest.approx(row[: len(lit)], abs=1e-3)
-        best = max(range(len(row) - 1), key=row.__getitem__)
-        classes = page.get_attribute(f".words.src .w[data-i='{best}']", "class")
-        assert ("lit" in classes) == (row[best] >= 0.5)
-        # and the reverse: a French word lights the English words that attended to it
-        page.hover(f".words.src .w[data-i='{best}']")
-        column = [r[best] for r in line["weights"]]
-        lit = page.locator(".words.tgt .w").evaluate_all(
-            "ws => ws.map(w => +getComputedStyle(w).getPropertyValue('--h'))"
-        )
-        assert lit == pytest.approx(column[: len(lit)], abs=1e-3)
-        assert page.locator("td.focus").count() == len(line["target_words"])
-        page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
-    finally:
-        if browser:
-            browser.close()
-            playwright.stop()
-        proc.terminate()
-        proc.wait(timeout=30)
+    url = served(tiny_model)
+    page = open_page(chromium, url, sentence)
+    want = attention(url, sentence)
+    assert page.text_content("#output") == want["translatedText"]
+    line = want["attention"][0]
+    # hover the first English word: its heatmap row is framed, French words lit by weight
+    page.hover(".words.tgt .w[data-i='0']")
+    row = line["weights"][0]
+    assert page.locator("td.focus").count() == len(line["source_words"])
+    assert page.locator("td.focus").evaluate_all("c => c.map(td => +td.dataset.j)") == [0] * len(
+        row
+    )
+    lit = page.locator(".words.src .w").evaluate_all(
+        "ws => ws.map(w => +getComputedStyle(w).getPropertyValue('--h'))"
+    )
+    assert lit == pytest.approx(row[: len(lit)], abs=1e-3)
+    best = max(range(len(row) - 1), key=row.__getitem__)
+    classes = page.get_attribute(f".words.src .w[data-i='{best}']", "class")
+    assert ("lit" in classes) == (row[best] >= 0.5)
+    # and the reverse: a French word lights the English words that attended to it
+    page.hover(f".words.src .w[data-i='{best}']")
+    column = [r[best] for r in line["weights"]]
+    lit = page.locator(".words.tgt .w").evaluate_all(
+        "ws => ws.map(w => +getComputedStyle(w).getPropertyValue('--h'))"
+    )
+    assert lit == pytest.approx(column[: len(lit)], abs=1e-3)
+    assert page.locator("td.focus").count() == len(line["target_words"])
+    page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
 
 
-def test_on_a_phone_the_page_fits_and_a_tap_pins_a_word(tiny_model) -> None:
-    proc, url = start_server(tiny_model)
-    playwright = browser = None
-    try:
-        sentence = "il voit grand chat rouge " * 3  # a heatmap wider than the phone
-        playwright, browser, page = open_page(url, sentence, width=360, phone=True)
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= 360  # the heatmap scrolls inside its own box, not the page
-        page.tap(".words.tgt .w[data-i='1']")
-        assert page.locator("td.focus").evaluate_all("c => c.map(td => +td.dataset.j)")[0] == 1
-        assert "focus" in page.get_attribute(".words.tgt .w[data-i='1']", "class")
-    finally:
-        if browser:
-            browser.close()
-            playwright.stop()
-        proc.terminate()
-        proc.wait(timeout=30)
+def test_on_a_phone_the_page_fits_and_a_tap_pins_a_word(tiny_model, served, chromium) -> None:
+    url = served(tiny_model)
+    sentence = "il voit grand chat rouge " * 3  # a heatmap wider than the phone
+    page = open_page(chromium, url, sentence, width=360, phone=True)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360  # the heatmap scrolls inside its own box, not the page
+    page.tap(".words.tgt .w[data-i='1']")
+    assert page.locator("td.focus").evaluate_all("c => c.map(td => +td.dataset.j)")[0] == 1
+    assert "focus" in page.get_attribute(".words.tgt .w[data-i='1']", "class")
 
 
-def test_a_low_confidence_line_is_marked_and_its_dropped_words_underlined(tiny_model, tmp_path):
+def test_a_low_confidence_line_is_marked_and_its_dropped_words_underlined(
+    tiny_model, tmp_path, served, chromium
+):
     model = Path(shutil.copytree(tiny_model, tmp_path / "unsure"))
     config = json.loads((model / "config.json").read_text(encoding="utf-8"))
     config["confidence"] = {"bias": -9.0, "weights": {}, "threshold": 99.0}  # sure of nothing
     (model / "config.json").write_text(json.dumps(config), encoding="utf-8")
-    proc, url = start_server(model)
-    playwright = browser = None
-    try:
-        playwright, browser, page = open_page(url, "il voit grand chat")
-        line = attention(url, "il voit grand chat")["attention"][0]
-        assert line["confidence"] < 0.5 and line["dropped"] == ["voit", "grand", "chat"]
-        assert "low" in page.get_attribute(".line", "class")
-        assert "confidence 0.00" in page.text_content(".line .sure")
-        underlined = page.locator(".words.src .w.dropped").all_text_contents()
-        assert underlined == ["voit", "grand", "chat"]
-    finally:
-        if browser:
-            browser.close()
-            playwright.stop()
-        proc.terminate()
-        proc.wait(timeout=30)
+    url = served(model)
+    page = open_page(chromium, url, "il voit grand chat")
+    line = attention(url, "il voit grand chat")["attention"][0]
+    assert line["confidence"] < 0.5 and line["dropped"] == ["voit", "grand", "chat"]
+    assert "low" in page.get_attribute(".line", "class")
+    assert "confidence 0.00" in page.text_content(".line .sure")
+    underlined = page.locator(".words.src .w.dropped").all_text_contents()
+    assert underlined == ["voit", "grand", "chat"]
