@@ -52,8 +52,9 @@ def test_beams_come_finished_sorted_best_first_and_beat_greedy(tiny_model):
     for hyps, limit in zip(beams, limits.tolist(), strict=True):
         scores = [h.score for h in hyps]
         assert scores == sorted(scores, reverse=True) and 1 <= len(hyps) <= 4
-        for h in hyps:  # each ended with </s>: one attention row more than pieces
-            assert len(h.weights) == len(h.tokens) + 1 <= limit
+        best, *others = hyps  # it ended with </s>: one attention row more than pieces
+        assert len(best.weights) == len(best.tokens) + 1 <= limit
+        assert all(len(h.tokens) + 1 <= limit and not h.weights for h in others)
     for g, hyps in zip(greedy(model, encoded, limits), beams, strict=True):
         assert hyps[0].score >= g.score - 1e-5
 
@@ -76,7 +77,8 @@ def test_a_translation_carries_the_beams_runners_up_best_first(tiny_model):
         scores = [hyp.score, *(r.score for r in hyp.runners_up)]
         assert scores == sorted(scores, reverse=True) and len(scores) <= 4
         assert not any(r.runners_up for r in hyp.runners_up)
-        assert all(len(r.weights) == len(r.tokens) + 1 for r in hyp.runners_up)
+        assert len(hyp.weights) == len(hyp.tokens) + 1
+        assert not any(r.weights for r in hyp.runners_up)  # only the best keeps its attention
     assert any(h.runners_up for h in found)
     assert not any(h.runners_up for h in translate_ids(model, ids, beam=1, batch_size=8))
 
@@ -111,9 +113,8 @@ def test_a_translation_cut_at_the_length_limit_still_ends_with_its_eos_attention
     found = [[h] for h in greedy(model, encoded, limits)]
     found += beam_search(model, encoded, limits, beam=3)
     for hyps, limit in zip(found, limits.tolist() * 2, strict=True):
-        for h in hyps:
-            assert len(h.weights) == len(h.tokens) + 1 <= limit
-            assert EOS not in h.tokens
+        assert len(hyps[0].weights) == len(hyps[0].tokens) + 1 <= limit
+        assert all(EOS not in h.tokens and len(h.tokens) + 1 <= limit for h in hyps)
 
 
 def small(**architecture) -> ModelConfig:
@@ -177,11 +178,10 @@ def test_input_fed_beams_score_what_forced_decoding_of_them_scores():
                 with torch.no_grad():
                     logits, _ = model(src[i : i + 1, : lengths[i]], lengths[i : i + 1], tgt)
                 forced = output_log_probs(logits)[0]  # (len + 1, vocab)
-                finished = len(h.weights) > len(h.tokens)  # else cut off at the length limit
-                pieces = h.tokens + [EOS] if finished else h.tokens
+                pieces = h.tokens + [EOS]  # every beam ends with </s>, at the limit too
                 expected = sum(float(forced[t, p]) for t, p in enumerate(pieces)) / len(pieces)
                 assert math.isclose(h.score, expected, abs_tol=1e-4), (cell, layers, attention)
-                ended += finished
+                ended += len(pieces) < int(max_lengths(lengths)[i])  # ended before the limit
     assert ended > 0
 
 

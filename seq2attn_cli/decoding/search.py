@@ -23,7 +23,8 @@ class Hypothesis:
     tokens: list[int]  # output-vocabulary indices; map with model.tgt_pieces
     score: float  # log-probability per piece (EOS included): length-normalised
     weights: list[list[float]]  # (len(tokens) + 1) rows over the source pieces (+ EOS row)
-    # the beam's other finished hypotheses, best first (beam search only; none of their own)
+    # the beam's other finished hypotheses, best first (beam search only; none of their own),
+    # without attention: 500 newstest2013 lines at beam 5 peaked at 520 MB with it, 450 without
     runners_up: list[Hypothesis] = field(default_factory=list)
 
 
@@ -73,16 +74,16 @@ def end_at_limit_(scores: torch.Tensor, last: torch.Tensor) -> torch.Tensor:
 
 
 def _finish(
-    tokens: torch.Tensor, weights: torch.Tensor, log_prob: float, length: int, alpha: float
+    tokens: torch.Tensor, weights: torch.Tensor | None, log_prob: float, length: int, alpha: float
 ) -> Hypothesis:
-    """Build one hypothesis from its rows of the history tensors."""
+    """Build one hypothesis from its rows of the history tensors (weights None: keep none)."""
     toks = tokens[:length].tolist()
     if toks and toks[-1] == EOS:
         toks = toks[:-1]
     return Hypothesis(
         tokens=toks,
         score=log_prob / max(length, 1) ** alpha,
-        weights=weights[:length].tolist(),
+        weights=[] if weights is None else weights[:length].tolist(),
     )
 
 
@@ -135,7 +136,8 @@ def beam_search(
     alpha: float = 1.0,
     no_repeat: int = NO_REPEAT,
 ) -> list[list[Hypothesis]]:
-    """Beam search for a batch of sentences; returns each sentence's finished beams, best first.
+    """Beam search for a batch of sentences; returns each sentence's finished beams, best first
+    (only the best with its attention weights).
 
     A sentence is done once its best finished beam scores at least as well as any live
     beam would if it ended at the next step. On Tatoeba, waiting for every beam to end was
@@ -231,15 +233,19 @@ def _ranked(
     finished: torch.Tensor,
     alpha: float,
 ) -> list[Hypothesis]:
-    """One sentence's finished beams (every beam if none finished), best score first."""
+    """One sentence's finished beams (every beam if none finished), best score first; only
+    the best keeps its attention."""
     done = [b for b, f in enumerate(finished.tolist()) if f] or range(len(finished))
     totals, sizes = scores.tolist(), lengths.tolist()
-    hyps = [
-        _finish(tokens[b], weights[b], totals[b], sizes[b], alpha)
-        for b in done
-        if totals[b] > float("-inf")
+    ranked = sorted(
+        (b for b in done if totals[b] > float("-inf")),
+        key=lambda b: totals[b] / max(sizes[b], 1) ** alpha,
+        reverse=True,
+    )
+    return [
+        _finish(tokens[b], weights[b] if rank == 0 else None, totals[b], sizes[b], alpha)
+        for rank, b in enumerate(ranked)
     ]
-    return sorted(hyps, key=lambda h: h.score, reverse=True)
 
 
 def width(length: int) -> int:
