@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -218,15 +219,18 @@ def start_server(model: Path, *extra: str) -> tuple[subprocess.Popen, str]:
     return proc, found[0]
 
 
-def post(url: str, q: str) -> str:
-    """One client: POST /translate with a string, the translation back."""
+def post_json(url: str, route: str, body: dict) -> Any:
+    """POST a JSON body to a running server's route; its JSON answer."""
     request = urllib.request.Request(
-        url + "translate",
-        data=json.dumps({"q": q}).encode(),
-        headers={"Content-Type": "application/json"},
+        url + route, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
     )
     with urllib.request.urlopen(request, timeout=60) as reply:
-        return json.load(reply)["translatedText"]
+        return json.load(reply)
+
+
+def post(url: str, q: str) -> str:
+    """One client: POST /translate with a string, the translation back."""
+    return post_json(url, "translate", {"q": q})["translatedText"]
 
 
 def test_twenty_parallel_clients_each_get_what_s2a_translate_gives(tiny_model, toy_corpus):

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import urllib.request
 from urllib.parse import quote
 
 import pytest
-from test_server import S2A
+from test_server import S2A, post_json
 from test_web_page import open_local, pytestmark  # noqa: F401  (skipped without Chromium)
 
 SENTENCE = "il voit grand chat rouge"
@@ -17,13 +15,7 @@ SENTENCE = "il voit grand chat rouge"
 
 def api_steps(url: str, q: str) -> list[dict]:
     """What POST /steps answers for one sentence: one walk per model served."""
-    request = urllib.request.Request(
-        url + "steps",
-        data=json.dumps({"q": q}).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request, timeout=60) as reply:
-        return json.load(reply)["models"]
+    return post_json(url, "steps", {"q": q})["models"]
 
 
 def inspect_steps(model, q: str) -> list[dict]:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import CHROMIUM
+from test_server import post_json
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="no Chromium (Debian: apt-get install chromium)"
@@ -47,12 +47,7 @@ def open_page(browser: Any, url: str, sentence: str, *, width: int = 1000, phone
 
 def attention(url: str, sentence: str) -> dict:
     """What the API says about one sentence, to check the page against."""
-    body = json.dumps({"q": sentence, "attention": True}).encode()
-    request = urllib.request.Request(
-        url + "translate", data=body, headers={"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=60) as reply:
-        return json.load(reply)
+    return post_json(url, "translate", {"q": sentence, "attention": True})
 
 
 def test_hovering_a_word_lights_up_the_words_it_attended_to(

@@ -131,9 +131,9 @@ def train(
 ) -> None:
     """Train a model on one or more parallel corpora into a model directory."""
     # Before torch loads: on CPU, bf16 autocast keeps a oneDNN computation for every tensor
-    # shape it meets, and batches of every length make thousands. Keeping one: 200 steps of
-    # random shapes peaked at 1,508 MB instead of 1,886, side by side in 270 s against 277
-    # (an environment variable PyTorch reads once; one the user set wins).
+    # shape it meets, and batches of every length make thousands. Keeping one: 150 steps on
+    # 60,000 Tatoeba pairs peaked at 1,315 MB instead of 1,659, side by side in the same time
+    # (110.6 s against 111.4; an environment variable PyTorch reads once; the user's wins).
     os.environ.setdefault("LRU_CACHE_CAPACITY", "1")
     if nproc > 1 and "WORLD_SIZE" not in os.environ:
         _launch(nproc)
