@@ -15,11 +15,9 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperCommand, TyperGroup
 
-from ..config import DecodeConfig
 from ..errors import Interrupted, TrainingError
 
 err = Console(stderr=True, highlight=False)
-DECODE = DecodeConfig()  # translate, inspect and evaluate decode alike, by default
 
 
 class Command(TyperCommand):

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
+from ..config import DECODE
 from .common import (
-    DECODE,
     BatchSize,
     Beam,
     Debug,

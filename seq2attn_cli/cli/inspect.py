@@ -11,8 +11,8 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from ..config import DECODE
 from .common import (
-    DECODE,
     Beam,
     Debug,
     Device,

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from ..config import DECODE
 from .common import (
-    DECODE,
     Beam,
     Debug,
     Device,

@@ -14,8 +14,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from ..config import DECODE
 from .common import (
-    DECODE,
     BatchSize,
     Beam,
     Debug,

@@ -73,6 +73,18 @@ def end_at_limit_(scores: torch.Tensor, last: torch.Tensor) -> torch.Tensor:
     return scores
 
 
+def normalised(log_prob: float, length: int, alpha: float) -> float:
+    """A hypothesis's score: its log-probability per piece, length**alpha as the divisor."""
+    return log_prob / max(length, 1) ** alpha
+
+
+def kept_width(mask: torch.Tensor) -> tuple[int, int]:
+    """(sentences, columns of attention to keep): up to the batch's longest source, not the
+    padded width, whose extra weights are all zero. Beam search copies the history at every
+    step: 400 newstest2013 lines, beam 5, 1 thread beside training: CPU 6.99 -> 6.72 s."""
+    return mask.size(0), int(mask.sum(1).max())
+
+
 def _finish(
     tokens: torch.Tensor, weights: torch.Tensor | None, log_prob: float, length: int, alpha: float
 ) -> Hypothesis:
@@ -82,7 +94,7 @@ def _finish(
         toks = toks[:-1]
     return Hypothesis(
         tokens=toks,
-        score=log_prob / max(length, 1) ** alpha,
+        score=normalised(log_prob, length, alpha),
         weights=[] if weights is None else weights[:length].tolist(),
     )
 
@@ -92,7 +104,7 @@ def greedy(
     model: Seq2Seq, encoded: Encoded, limits: torch.Tensor, *, no_repeat: int = NO_REPEAT
 ) -> list[Hypothesis]:
     """Pick the most probable piece at every step, for a whole batch at once."""
-    n, src_len = encoded.mask.shape
+    n, src_len = kept_width(encoded.mask)
     device = encoded.mask.device
     longest, soonest = int(limits.max()), int(limits.min())
     tokens = torch.full((n, longest), PAD, dtype=torch.long, device=device)  # (n, longest)
@@ -110,7 +122,7 @@ def greedy(
             end_at_limit_(step_lp, t + 1 >= limits[alive])
         best_lp, best = step_lp.max(dim=-1)  # (alive,)
         tokens[alive, t] = best
-        weights[alive, t, : step_w.size(-1)] = step_w.float()
+        weights[alive, t] = step_w[:, :src_len].float()
         log_probs[alive] += best_lp
         lengths[alive] = t + 1
         keep = (best != EOS) & (t + 1 < limits[alive])
@@ -143,7 +155,7 @@ def beam_search(
     beam would if it ended at the next step. On Tatoeba, waiting for every beam to end was
     17% slower for 0.03 BLEU more; stopping when the top beam ends (OpenNMT-py) lost 0.45.
     """
-    n, src_len = encoded.mask.shape
+    n, src_len = kept_width(encoded.mask)
     device = encoded.mask.device
     k, inf = beam, float("inf")
     longest, soonest = int(limits.max()), int(limits.min())
@@ -173,8 +185,8 @@ def beam_search(
         tokens[:, :, t] = token
         weights = weights.gather(1, origin[..., None, None].expand_as(weights))
         rows = (torch.arange(m, device=device)[:, None] * k + origin).view(-1)  # (m * k,)
-        step_w = step_w.index_select(0, rows).view(m, k, -1).float()  # (m, k, src_len)
-        weights[:, :, t, : step_w.size(-1)] = step_w * (~was_finished)[..., None]
+        step_w = step_w[:, :src_len].index_select(0, rows).view(m, k, -1)  # (m, k, src_len)
+        weights[:, :, t] = step_w.float() * (~was_finished)[..., None]
         state = select_state(state, rows)
         ended = torch.where(finished, scores / lengths.clamp(min=1) ** alpha, -inf)  # (m, k)
         if_ended_next = torch.where(finished, -inf, scores / (lengths + 1) ** alpha)  # (m, k)
@@ -239,7 +251,7 @@ def _ranked(
     totals, sizes = scores.tolist(), lengths.tolist()
     ranked = sorted(
         (b for b in done if totals[b] > float("-inf")),
-        key=lambda b: totals[b] / max(sizes[b], 1) ** alpha,
+        key=lambda b: normalised(totals[b], sizes[b], alpha),
         reverse=True,
     )
     return [

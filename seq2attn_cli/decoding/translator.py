@@ -11,7 +11,7 @@ from typing import Any, overload
 import torch
 
 from ..checkpoint import EMBEDDED, load_model
-from ..config import StoredConfig
+from ..config import DECODE, StoredConfig
 from ..data.languages import STOP_SETS
 from ..data.reading import normalize
 from ..data.subwords import EOS_PIECE, Subwords
@@ -162,7 +162,11 @@ class Translator:
         self, texts: Sequence[str], *, beam: int = ..., batch_size: int = ...
     ) -> list[Translation]: ...
     def translate(
-        self, texts: str | Sequence[str], *, beam: int = 5, batch_size: int = 64
+        self,
+        texts: str | Sequence[str],
+        *,
+        beam: int = DECODE.beam,
+        batch_size: int = DECODE.batch_size,
     ) -> Translation | list[Translation]:
         """Translate one sentence (a str) or each of a list of them; blank gives empty.
 

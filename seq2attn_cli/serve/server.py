@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
-from ..config import StoredConfig
+from ..config import DECODE, StoredConfig
 from ..data.languages import NAMES
 from ..decoding.translator import Translation, Translator
 from ..documents import EXTENSIONS
@@ -132,7 +132,7 @@ def create_app(
     limits: Limits,
     api_key: str | None = None,
     wait: float = 0.005,
-    batch_size: int = 64,
+    batch_size: int = DECODE.batch_size,
     search_chars: int = 4000,
     per_minute: int = 0,
     name: str = "model",
