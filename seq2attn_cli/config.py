@@ -119,7 +119,7 @@ def from_dict(cls: type, data: dict[str, Any], *, ignore_unknown: bool = False) 
 
 @dataclass(frozen=True, kw_only=True)
 class DecodeConfig:
-    """How translate, inspect and evaluate decode unless told otherwise: their option defaults."""
+    """How s2a decodes unless told otherwise: the defaults of the commands, serve and the API."""
 
     beam: int = 5  # beam size; 1 = greedy search
     # sentences decoded together: 32 rather than 64 peaks lower at the same speed (beam 5, int8,
@@ -129,7 +129,7 @@ class DecodeConfig:
     quantize: bool = True  # int8 Linear and RNN layers on CPU: 2.6-4.6x faster
 
 
-DECODE = DecodeConfig()  # translate, inspect, evaluate, serve and the Python API decode alike
+DECODE = DecodeConfig()  # the one instance every default reads
 
 
 @dataclass(frozen=True, kw_only=True)
