@@ -27,6 +27,8 @@ class ModelConfig:
     attention: str = "general"  # general | dot | additive | none (one context vector)
     dropout: float = 0.2  # on embeddings and on the attentional layer
     input_feed: bool = False  # the decoder RNN also reads the last step's attentional vector
+    # text is read and written with opening quotes spaced off: '" bonjour"' (data/reading.py)
+    spaced_quotes: bool = False
 
     def __post_init__(self) -> None:
         if self.attention not in ATTENTIONS:

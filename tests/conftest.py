@@ -65,7 +65,8 @@ def train_tiny(out: Path, corpus: Path, **overrides) -> Path:
     from seq2attn_cli.config import CorpusSpec, TrainConfig
     from seq2attn_cli.training.loop import train
 
-    options = dict(embed=32, hidden=64, layers=1, cell="gru", attention="general", dropout=0.0)
+    options = dict(embed=32, hidden=64, layers=1, cell="gru", attention="general", dropout=0.0,
+                   spaced_quotes=False)  # fmt: skip
     options.update({k: overrides.pop(k) for k in list(overrides) if k in options})
     resume = overrides.pop("resume", False)
     cfg = dict(vocab_size=60, valid_size=20, batch_tokens=300, epochs=12, lr=5e-3, amp=False)

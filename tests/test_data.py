@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from seq2attn_cli.data.batching import batch_plan, epoch_examples
 from seq2attn_cli.data.noise import noisy_copies, strip_accents, typed
-from seq2attn_cli.data.reading import normalize, read_pairs
+from seq2attn_cli.data.reading import join_quotes, normalize, read_pairs, space_quotes
 from seq2attn_cli.data.streams import line_chunks
 from seq2attn_cli.errors import CorpusError
 
@@ -103,6 +103,30 @@ def test_a_damaged_xz_corpus_is_one_clear_error(tmp_path):
 )
 def test_input_is_normalised_the_way_training_saw_it(typed_text, normal):
     assert normalize(typed_text) == normal
+
+
+@pytest.mark.parametrize(
+    ("text", "spaced"),
+    [
+        ('Il a dit "bonjour".', 'Il a dit " bonjour".'),
+        ('"Non!" "Oui."', '" Non!" " Oui."'),
+        ('la loi ("C-38") et "2019"', 'la loi (" C-38") et " 2019"'),
+        ('un "..." et ""', 'un "..." et ""'),  # no word after the quote: nothing to keep whole
+        ("rien à citer", "rien à citer"),
+    ],
+)
+def test_opening_quotes_are_spaced_off_and_glued_back(text, spaced):
+    assert space_quotes(normalize(text)) == spaced
+    assert join_quotes(spaced) == normalize(text)
+
+
+@given(st.text(alphabet='ab "(.', max_size=30))
+@settings(max_examples=200, deadline=None)
+def test_spacing_quotes_is_undone_exactly_on_normalised_text(text):
+    text = normalize(text)
+    if '" ' not in text:  # a text with a spaced quote already cannot tell which was added
+        assert join_quotes(space_quotes(text)) == text
+    assert normalize(space_quotes(text)) == space_quotes(text)  # training normalises again
 
 
 @given(st.lists(st.tuples(st.integers(1, 40), st.integers(1, 40)), min_size=1, max_size=300))

@@ -10,6 +10,7 @@ from conftest import toy_pairs, train_tiny, write_tsv
 from safetensors.torch import load_file
 
 from seq2attn_cli.checkpoint import load_model
+from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.training.loop import TrainingError
 
 
@@ -94,3 +95,15 @@ def test_smoothed_loss_matches_torch_in_value_and_gradient():
     (stock_grad,) = torch.autograd.grad(stock, logits)
     torch.testing.assert_close(ours.double(), stock)
     torch.testing.assert_close(ours_grad, stock_grad)
+
+
+def test_a_quoted_word_is_read_whole_and_its_quotes_are_written_back_glued(tmp_path):
+    # without spaced quotes '"chat"' would be read as ▁" c h a t": a spelling seen only here
+    torch.manual_seed(0)
+    quoted = [(f'il voit "{s}"', f'he sees "{t}"') for s, t in toy_pairs(400, seed=5, max_words=1)]
+    corpus = write_tsv(tmp_path / "quotes.tsv", toy_pairs(1000) + quoted)
+    model = train_tiny(tmp_path / "m", corpus, spaced_quotes=True)
+    assert json.loads((model / "config.json").read_text())["model"]["spaced_quotes"] is True
+    translation = Translator.load(model, quantized=False).translate('il voit "chat"')
+    assert translation.src_tokens[-3:] == ["▁chat", '"', "</s>"]
+    assert translation.text == 'he sees "cat"'

@@ -75,6 +75,13 @@ def train(
             help="Feed each step's attentional vector into the next (Luong 2015); slower.",
         ),
     ] = MODEL["input_feed"],
+    spaced_quotes: Annotated[
+        bool,
+        typer.Option(
+            "--spaced-quotes/--glued-quotes",
+            help="Opening quotes spaced off ('\" bonjour\"'): the quoted word keeps its piece.",
+        ),
+    ] = MODEL["spaced_quotes"],
     batch_tokens: Annotated[
         int, typer.Option(min=1, help="Target pieces per batch.")
     ] = TRAIN.batch_tokens,

@@ -86,10 +86,12 @@ def prepare(
     report: Report,
     subword_trainer: Callable[..., Subwords] = train_subwords,
     expected: tuple[str | None, str | None] = (None, None),
+    spaced_quotes: bool = False,
 ) -> Prepared:
     """Hold out validation pairs, train (or reuse) subwords, encode and filter every corpus.
 
-    `expected` is the (source, target) language the run must keep (that of --init's model).
+    `expected` is the (source, target) language the run must keep (that of --init's model);
+    `spaced_quotes`: new subwords are trained on text with opening quotes spaced off.
     """
     direction = _direction(corpora, cfg, expected)
     valid_sets = _read_valid(valid, corpora[0], cfg, report)
@@ -100,7 +102,9 @@ def prepare(
     if trained:
         report("stage", {"message": f"training SentencePiece ({cfg.vocab_size:,} pieces)"})
         texts = _subword_sample(corpora, cfg, held_src, held_tgt, report)
-        subwords = subword_trainer(texts, vocab_size=cfg.vocab_size, seed=cfg.seed)
+        subwords = subword_trainer(
+            texts, vocab_size=cfg.vocab_size, seed=cfg.seed, spaced_quotes=spaced_quotes
+        )
     wide = len(subwords) > 65_535
     src_store, tgt_store = IdStore(wide=wide), IdStore(wide=wide)
     stats, sizes = [], []

@@ -84,6 +84,25 @@ def normalize(text: str) -> str:
     return text.replace("«", '"').replace("»", '"')
 
 
+# An opening quote glued to its word hides the word's own piece: '"bonjour' is read as ▁" b on
+# jou r, a spelling the model rarely saw, and comes out garbled. A model trained on spaced
+# quotes (config.json's "spaced_quotes") reads '" bonjour' and writes '" Hello"', which
+# `join_quotes` glues back. A quote opens where it starts the text or follows a space or a
+# bracket, and a letter or digit comes next.
+_OPENING_QUOTE = re.compile(r'(?:^|(?<=[\s(\[]))"(?=\w)')
+_SPACED_OPENING_QUOTE = re.compile(r'(?:^|(?<=[\s(\[]))" (?=\w)')
+
+
+def space_quotes(text: str) -> str:
+    """Put a space after every opening quote: '"bonjour"' -> '" bonjour"'."""
+    return _OPENING_QUOTE.sub('" ', text) if '"' in text else text
+
+
+def join_quotes(text: str) -> str:
+    """Undo `space_quotes`: '" Hello"' -> '"Hello"'."""
+    return _SPACED_OPENING_QUOTE.sub('"', text) if '"' in text else text
+
+
 def open_corpus(path: Path) -> BinaryIO:
     """Open a corpus for reading bytes, decompressing .gz and .xz on the fly."""
     if path.suffix == ".gz":

@@ -10,15 +10,21 @@ from pathlib import Path
 import sentencepiece as spm
 
 from ..config import BOS, EOS, PAD, UNK
+from .reading import join_quotes, space_quotes
 
 EOS_PIECE = "</s>"  # how the end of a sentence shows among pieces (heatmaps, --align)
 
 
 class Subwords:
-    """A loaded SentencePiece model; ids 0-3 are pad, unk, bos, eos."""
+    """A loaded SentencePiece model; ids 0-3 are pad, unk, bos, eos.
 
-    def __init__(self, *, model_proto: bytes) -> None:
+    With `spaced_quotes` (the model was trained so: reading.space_quotes) every text is
+    encoded with its opening quotes spaced off, and decoded text has them glued back.
+    """
+
+    def __init__(self, *, model_proto: bytes, spaced_quotes: bool = False) -> None:
         self.proto = model_proto
+        self.spaced_quotes = spaced_quotes
         self.sp = spm.SentencePieceProcessor(model_proto=model_proto)
         if (self.sp.pad_id(), self.sp.unk_id(), self.sp.bos_id(), self.sp.eos_id()) != (
             PAD,
@@ -29,15 +35,17 @@ class Subwords:
             raise ValueError("spm.model does not use ids 0-3 for pad, unk, bos, eos")
 
     @classmethod
-    def load(cls, path: str | Path) -> Subwords:
+    def load(cls, path: str | Path, *, spaced_quotes: bool = False) -> Subwords:
         """Load a SentencePiece model file (plain protobuf: nothing in it can run)."""
-        return cls(model_proto=Path(path).read_bytes())
+        return cls(model_proto=Path(path).read_bytes(), spaced_quotes=spaced_quotes)
 
     def __len__(self) -> int:
         return self.sp.get_piece_size()
 
     def encode(self, texts: list[str]) -> list[list[int]]:
         """Ids of each text, without bos/eos."""
+        if self.spaced_quotes:
+            texts = [space_quotes(t) for t in texts]
         return self.sp.encode(texts, out_type=int)
 
     def knows(self, char: str) -> bool:
@@ -56,7 +64,8 @@ class Subwords:
 
     def decode(self, ids: list[int]) -> str:
         """Detokenised text of ids; special ids are dropped."""
-        return self.sp.decode([i for i in ids if i > EOS])
+        text = self.sp.decode([i for i in ids if i > EOS])
+        return join_quotes(text) if self.spaced_quotes else text
 
     def text(self, pieces: list[str]) -> str:
         """Detokenised text of piece strings; one the vocabulary lacks is spelled in pieces."""
@@ -68,13 +77,15 @@ class Subwords:
         return self.decode(ids)
 
 
-def train_subwords(texts: list[str], *, vocab_size: int, seed: int, threads: int = 2) -> Subwords:
+def train_subwords(
+    texts: list[str], *, vocab_size: int, seed: int, spaced_quotes: bool = False, threads: int = 2
+) -> Subwords:
     """Train a unigram SentencePiece model on `texts` (joint source+target), keeping case."""
     with tempfile.TemporaryDirectory() as tmp:
         corpus = os.path.join(tmp, "corpus.txt")
         with open(corpus, "w", encoding="utf-8") as f:
             for text in texts:
-                f.write(text + "\n")
+                f.write((space_quotes(text) if spaced_quotes else text) + "\n")
         prefix = os.path.join(tmp, "spm")
         spm.set_random_generator_seed(seed)  # same corpus + seed -> same pieces
         spm.SentencePieceTrainer.train(
@@ -94,4 +105,5 @@ def train_subwords(texts: list[str], *, vocab_size: int, seed: int, threads: int
             num_threads=threads,
             minloglevel=2,
         )
-        return Subwords(model_proto=Path(prefix + ".model").read_bytes())
+        proto = Path(prefix + ".model").read_bytes()
+        return Subwords(model_proto=proto, spaced_quotes=spaced_quotes)

@@ -142,10 +142,11 @@ def start_run(
     main = distributed.rank() == 0
     if main and not resume:
         check_out(out)
-    subwords, tgt_pieces, expected = _pieces(out, init, resume=resume, main=main)
+    spaced = bool(model_options.get("spaced_quotes"))  # how the model reads and writes quotes
+    subwords, tgt_pieces, expected = _pieces(out, init, resume=resume, main=main, spaced=spaced)
     data = prepare(
         corpora, cfg, valid=valid, subwords=subwords, tgt_pieces=tgt_pieces, report=report,
-        subword_trainer=subword_trainer, expected=expected,
+        subword_trainer=subword_trainer, expected=expected, spaced_quotes=spaced,
     )  # fmt: skip
     start_from = init if not resume else None
     model, optimizer = _build(data, model_options, cfg, device, start_from, report)
@@ -172,20 +173,23 @@ def start_run(
 
 
 def _pieces(
-    out: Path, init: Path | None, *, resume: bool, main: bool
+    out: Path, init: Path | None, *, resume: bool, main: bool, spaced: bool
 ) -> tuple[Subwords | None, list[int] | None, tuple[str | None, str | None]]:
     """Subwords and target pieces the run must use (None: train them), and the (source,
     target) languages of the model it continues."""
     if resume:
         tensors = ckpt.read_tensors(out_resume(out))
-        subwords, tgt_pieces = Subwords.load(out / ckpt.SPM), tensors["model.tgt_pieces"]
+        subwords = Subwords.load(out / ckpt.SPM, spaced_quotes=spaced)
+        tgt_pieces = tensors["model.tgt_pieces"]
     elif not main:
         distributed.barrier()  # rank 0 trains (or copies) the subwords; the others load them
         tensors = ckpt.read_tensors(out / ckpt.WEIGHTS)
-        subwords, tgt_pieces = Subwords.load(out / ckpt.SPM), tensors["tgt_pieces"]
+        subwords = Subwords.load(out / ckpt.SPM, spaced_quotes=spaced)
+        tgt_pieces = tensors["tgt_pieces"]
     elif init is not None:  # the pieces of the model we start from: its weights fit them
         tensors = ckpt.read_tensors(init / ckpt.WEIGHTS)
-        subwords, tgt_pieces = Subwords.load(init / ckpt.SPM), tensors["tgt_pieces"]
+        subwords = Subwords.load(init / ckpt.SPM, spaced_quotes=spaced)
+        tgt_pieces = tensors["tgt_pieces"]
     else:
         return None, None, (None, None)
     source = out if resume else init
