@@ -8,8 +8,10 @@ import pytest
 import torch
 from conftest import toy_pairs, train_tiny, write_tsv
 from safetensors.torch import load_file
+from typer.testing import CliRunner
 
 from seq2attn_cli.checkpoint import load_model
+from seq2attn_cli.cli.app import app
 from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.training.loop import TrainingError
 
@@ -107,3 +109,7 @@ def test_a_quoted_word_is_read_whole_and_its_quotes_are_written_back_glued(tmp_p
     translation = Translator.load(model, quantized=False).translate('il voit "chat"')
     assert translation.src_tokens[-3:] == ["▁chat", '"', "</s>"]
     assert translation.text == 'he sees "cat"'
+    said = CliRunner().invoke(app, ["translate", "--model", str(model), "il voit «chat»"])
+    assert said.stdout == 'he sees "cat"\n'  # « » read as quotes; int8 as the CLI decodes
+    card = CliRunner().invoke(app, ["inspect", "--model", str(model)], env={"COLUMNS": "200"})
+    assert "opening quotes spaced off" in card.stdout

@@ -175,7 +175,8 @@ def _architecture(m: dict[str, Any]) -> Table:
             (
                 "embeddings",
                 f"{m['embed']} (source {m['src_vocab']:,} pieces, "
-                f"target {m['tgt_vocab']:,} pieces)",
+                f"target {m['tgt_vocab']:,} pieces)"
+                + (', opening quotes spaced off (" bonjour")' if m.get("spaced_quotes") else ""),
             ),
             ("dropout", f"{m['dropout']}"),
         ],
