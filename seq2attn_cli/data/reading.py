@@ -85,12 +85,13 @@ def normalize(text: str) -> str:
 
 
 # An opening quote glued to its word hides the word's own piece: '"bonjour' is read as ▁" b on
-# jou r, a spelling the model rarely saw, and comes out garbled. A model trained on spaced
+# j our, a spelling the model rarely saw, and comes out garbled. A model trained on spaced
 # quotes (config.json's "spaced_quotes") reads '" bonjour' and writes '" Hello"', which
 # `join_quotes` glues back. A quote opens where it starts the text or follows a space or a
 # bracket, and a letter or digit comes next.
-_OPENING_QUOTE = re.compile(r'(?:^|(?<=[\s(\[]))"(?=\w)')
-_SPACED_OPENING_QUOTE = re.compile(r'(?:^|(?<=[\s(\[]))" (?=\w)')
+_OPENS = r'(?:^|(?<=[\s(\[]))"'  # a quote at the start, or after a space or a bracket
+_OPENING_QUOTE = re.compile(_OPENS + r"(?=\w)")
+_SPACED_OPENING_QUOTE = re.compile(_OPENS + r" (?=\w)")
 
 
 def space_quotes(text: str) -> str:
