@@ -185,6 +185,30 @@ def test_input_fed_beams_score_what_forced_decoding_of_them_scores():
     assert ended > 0
 
 
+def test_the_best_beam_keeps_the_attention_of_its_own_steps():
+    """Beams are reordered at every step; the attention shown is still that of the
+    translation's own steps, as forced decoding of it gives."""
+    longer = 0
+    for cell, int8 in itertools.product(("gru", "lstm"), (False, True)):
+        torch.manual_seed(2)
+        model = Seq2Seq(small(cell=cell, input_feed=True)).eval()
+        with torch.no_grad():  # sharper attention, so that beams attend differently
+            for p in model.parameters():
+                p.mul_(3)
+        model = quantize(model) if int8 else model
+        src, lengths = sources()
+        beams = beam_search(model, model.encode(src, lengths), max_lengths(lengths), beam=4)
+        for i, hyps in enumerate(beams):
+            best = hyps[0]
+            tgt = torch.tensor([[BOS, *best.tokens]])  # (1, len + 1)
+            with torch.no_grad():
+                _, weights = model(src[i : i + 1, : lengths[i]], lengths[i : i + 1], tgt)
+            got = torch.tensor(best.weights)  # (len + 1, source length)
+            longer += len(best.tokens) > 3
+            assert torch.allclose(got, weights[0], atol=1e-5), (cell, i)
+    assert longer > 4  # translations long enough for the beams to have been reordered
+
+
 def _repeated(tokens: list[int], n: int) -> bool:
     grams = [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
     return len(grams) != len(set(grams))

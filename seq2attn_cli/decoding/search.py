@@ -105,6 +105,7 @@ def greedy(
 ) -> list[Hypothesis]:
     """Pick the most probable piece at every step, for a whole batch at once."""
     n, src_len = encoded.mask.size(0), longest_source(encoded.mask)
+    own = encoded.mask.sum(1).tolist()  # each sentence's source length: its attention's width
     device = encoded.mask.device
     longest, soonest = int(limits.max()), int(limits.min())
     tokens = torch.full((n, longest), PAD, dtype=torch.long, device=device)  # (n, longest)
@@ -134,7 +135,8 @@ def greedy(
             state, encoded = select_state(state, index), select_encoded(encoded, index)
         prev = best
     return [
-        _finish(tokens[i], weights[i], float(log_probs[i]), int(lengths[i]), 1.0) for i in range(n)
+        _finish(tokens[i], weights[i, :, : own[i]], float(log_probs[i]), int(lengths[i]), 1.0)
+        for i in range(n)
     ]
 
 
@@ -156,6 +158,7 @@ def beam_search(
     17% slower for 0.03 BLEU more; stopping when the top beam ends (OpenNMT-py) lost 0.45.
     """
     n, src_len = encoded.mask.size(0), longest_source(encoded.mask)
+    own = encoded.mask.sum(1).tolist()  # each sentence's source length: its attention's width
     device = encoded.mask.device
     k, inf = beam, float("inf")
     longest, soonest = int(limits.max()), int(limits.min())
@@ -166,7 +169,11 @@ def beam_search(
     finished = torch.zeros(n, k, dtype=torch.bool, device=device)  # (n, k)
     lengths = torch.zeros(n, k, dtype=torch.long, device=device)  # (n, k)
     tokens = torch.full((n, k, longest), PAD, dtype=torch.long, device=device)  # (n, k, T)
+    # each step's attention stays where it was written, with a pointer to the beam it extends:
+    # copying the whole history at every step, as tokens are, cost 5-8% of the CPU time
+    # (2,000 newstest2013 lines, beam 5: 31.0-31.9 -> 28.5-29.9 s, training beside)
     weights = torch.zeros(n, k, longest, src_len, device=device)  # (n, k, T, src_len)
+    origins = torch.zeros(n, k, longest, dtype=torch.long, device=device)  # (n, k, T)
     prev = torch.full((n * k,), BOS, dtype=torch.long, device=device)
     alive = torch.arange(n, device=device)  # sentence numbers still in the batch
     results: list[list[Hypothesis]] = [[] for _ in range(n)]
@@ -183,17 +190,19 @@ def beam_search(
         lengths = lengths.gather(1, origin) + (~was_finished).long()
         tokens = tokens.gather(1, origin[..., None].expand_as(tokens))  # (m, k, T)
         tokens[:, :, t] = token
-        weights = weights.gather(1, origin[..., None, None].expand_as(weights))
         rows = (torch.arange(m, device=device)[:, None] * k + origin).view(-1)  # (m * k,)
         step_w = step_w[:, :src_len].index_select(0, rows).view(m, k, -1)  # (m, k, src_len)
-        weights[:, :, t] = step_w.float() * (~was_finished)[..., None]
+        weights[alive, :, t] = step_w.float() * (~was_finished)[..., None]
+        origins[alive, :, t] = origin
         state = select_state(state, rows)
         ended = torch.where(finished, scores / lengths.clamp(min=1) ** alpha, -inf)  # (m, k)
         if_ended_next = torch.where(finished, -inf, scores / (lengths + 1) ** alpha)  # (m, k)
         done = (ended.amax(1) >= if_ended_next.amax(1)) | (t + 1 >= limits[alive])  # (m,)
         for row in done.nonzero().squeeze(1).tolist():
-            results[int(alive[row])] = _ranked(
-                tokens[row], weights[row], scores[row], lengths[row], finished[row], alpha
+            i = int(alive[row])
+            history = _traced(weights[i, :, : t + 1, : own[i]], origins[i, :, : t + 1].tolist())
+            results[i] = _ranked(
+                tokens[row], history, scores[row], lengths[row], finished[row], alpha
             )
         if done.all():
             break
@@ -201,8 +210,8 @@ def beam_search(
         if done.any():  # drop finished sentences from the batch
             keep = (~done).nonzero().squeeze(1)  # (m_next,)
             rows = (keep[:, None] * k + torch.arange(k, device=device)).view(-1)  # (m_next * k,)
-            alive, scores, finished, lengths, tokens, weights = (
-                x[keep] for x in (alive, scores, finished, lengths, tokens, weights)
+            alive, scores, finished, lengths, tokens = (
+                x[keep] for x in (alive, scores, finished, lengths, tokens)
             )
             prev, state, encoded = (
                 prev[rows],
@@ -235,6 +244,23 @@ def _candidates(
         candidates.masked_fill_(finished[..., None], -float("inf"))
         candidates[..., PAD] = torch.where(finished, scores, candidates[..., PAD])
     return candidates
+
+
+def _traced(weights: torch.Tensor, origins: list[list[int]]) -> torch.Tensor:
+    """Each final beam's attention history, followed back through the beams it extended.
+
+    weights: (k, steps, src_len), row [j, s] written for beam j of step s; origins[j][s]:
+    the beam of step s - 1 that beam j of step s extended. Returns (k, steps, src_len).
+    """
+    k, steps = len(origins), len(origins[0])
+    path = [[0] * steps for _ in range(k)]
+    for j in range(k):  # plain lists: a tensor op per step cost ~1 ms a sentence
+        beam = j
+        for step in range(steps - 1, -1, -1):
+            path[j][step] = beam
+            beam = origins[beam][step]
+    at = torch.tensor(path, device=weights.device)  # (k, steps): the beam each was at
+    return weights[at, torch.arange(steps, device=weights.device)]  # (k, steps, src_len)
 
 
 def _ranked(

@@ -220,7 +220,7 @@ class Translator:
             score=hyp.score,
             src_tokens=self.subwords.pieces(ids) + [EOS_PIECE],
             tgt_tokens=pieces + [EOS_PIECE],
-            weights=[row[: len(ids) + 1] for row in hyp.weights],
+            weights=hyp.weights,
             model_tokens=own + [EOS_PIECE] if pieces != own else [],
             alternatives=distinct(
                 [self._written(h.tokens, given)[2] for h in hyp.runners_up], written

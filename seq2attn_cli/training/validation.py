@@ -77,6 +77,5 @@ def probe_attention(model: Seq2Seq, data: Prepared, text: str) -> dict[str, Any]
     return {
         "source": data.subwords.pieces(src) + [EOS_PIECE],
         "target": data.subwords.pieces([pieces[t] for t in hyp.tokens]) + [EOS_PIECE],
-        # search pads each row to a width of its own; the probe's columns are its pieces + </s>
-        "weights": [[round(w, 4) for w in row[: len(src) + 1]] for row in hyp.weights],
+        "weights": [[round(w, 4) for w in row] for row in hyp.weights],
     }
