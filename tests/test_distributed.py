@@ -58,3 +58,15 @@ def test_two_process_training_shards_batches_and_writes_one_model(tmp_path, toy_
     assert json.loads((out / "config.json").read_text())["steps"] > 6
     translated = s2a("translate", "--model", str(out), "je mange pain")
     assert translated.returncode == 0 and translated.stdout.count("\n") == 1
+
+
+def test_a_one_process_run_resumes_on_two_at_an_odd_batch(tmp_path, toy_corpus):
+    out = tmp_path / "grown"
+    one = s2a("train", str(toy_corpus), "--out", str(out), "--epochs", "1", "--max-steps", "3",
+              *TINY)  # fmt: skip
+    assert one.returncode == 0, one.stderr[-2000:]
+    # batch 3 of the epoch: two processes take batches 3 and 4, 5 and 6, ... to its end
+    resumed = train_two(toy_corpus, out, "--resume", "--max-steps", "0")
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert "resumed at step 3" in resumed.stderr
+    assert json.loads((out / "config.json").read_text())["steps"] > 3

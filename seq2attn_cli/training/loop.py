@@ -100,7 +100,9 @@ def train_epoch(
     window_tokens, window_start = 0, time.monotonic()
     stop = ""
     try:
-        while not stop and state.position < len(plan):
+        # a run resumed on more processes may stand between whole steps: the last, partial
+        # step is left out, as a fresh epoch's plan leaves it out (it crashed rank 1 before)
+        while not stop and state.position + world <= len(plan):
             index = plan[state.position + rank]  # this rank's shard of the step
             batch = make_batch(run.data.train_src, run.data.train_tgt, index, bos=BOS, eos=EOS)
             shards[2 * rank] += len(index)
