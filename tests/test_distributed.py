@@ -69,4 +69,8 @@ def test_a_one_process_run_resumes_on_two_at_an_odd_batch(tmp_path, toy_corpus):
     resumed = train_two(toy_corpus, out, "--resume", "--max-steps", "0")
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert "resumed at step 3" in resumed.stderr
-    assert json.loads((out / "config.json").read_text())["steps"] > 3
+    # one validation per epoch, and epoch 2 trained: the odd batch left over ends epoch 1
+    # (it once stayed in epoch 1, validating the same weights until early stopping)
+    validations = json.loads((out / "config.json").read_text())["epochs"]
+    assert [v["epoch"] for v in validations] == [0.1667, 1, 2]  # the first: where it stopped
+    assert 3 < validations[1]["step"] < validations[2]["step"]

@@ -139,9 +139,9 @@ def train_epoch(
         if rank == 0:
             _save_resume(run)
         raise Interrupted(f"interrupted at step {state.step}; continue with --resume") from None
-    done = state.epoch + state.position / len(plan)  # epochs trained, as a fraction
-    if state.position >= len(plan):
+    if state.position + world > len(plan):  # no whole step left: the epoch is over
         state.epoch, state.position = state.epoch + 1, 0
+    done = state.epoch + state.position / len(plan)  # epochs trained, as a fraction
     return stop, done, window_tokens / max(time.monotonic() - window_start, 1e-9)  # training only
 
 
