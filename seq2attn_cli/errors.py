@@ -14,6 +14,14 @@ class TrainingError(RuntimeError):
 class Interrupted(RuntimeError):
     """Ctrl-C during training: the state was saved, the run can be resumed."""
 
+    exit_code = 130  # 128 + SIGINT, as shells report it
+
+
+class Terminated(Interrupted):
+    """SIGTERM during training: every process stopped at one step and the state was saved."""
+
+    exit_code = 143  # 128 + SIGTERM
+
 
 class ModelError(ValueError):
     """A model directory that cannot be used; the message names the file."""

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 # a model that trains in seconds on one thread (the sizes of conftest.train_tiny)
@@ -55,3 +56,18 @@ def saved_step(model: Path) -> int:
 
     with safe_open(str(model / "checkpoint.safetensors"), framework="pt") as f:
         return json.loads(f.metadata()["state"])["counters"]["step"]
+
+
+def wait_for_step(proc: subprocess.Popen, model: Path, at_least: int, timeout: float = 90) -> int:
+    """Wait until the checkpoint in `model` was saved at a step >= at_least; return that step."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read().decode()
+        try:
+            step = saved_step(model)
+            if step >= at_least:
+                return step
+        except Exception:  # not written yet: the directory fills as training starts
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"no checkpoint at step {at_least} within {timeout}s")

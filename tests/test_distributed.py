@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+
+from faults_util import saved_step, start, wait_for_step
 
 TINY = [
     "--embed",
@@ -74,3 +77,21 @@ def test_a_one_process_run_resumes_on_two_at_an_odd_batch(tmp_path, toy_corpus):
     validations = json.loads((out / "config.json").read_text())["epochs"]
     assert [v["epoch"] for v in validations] == [0.1667, 1, 2]  # the first: where it stopped
     assert 3 < validations[1]["step"] < validations[2]["step"]
+
+
+def test_sigterm_to_two_processes_stops_both_at_one_step_and_saves_it(tmp_path, toy_corpus):
+    out = tmp_path / "stopped"
+    args = ["train", str(toy_corpus), "--out", str(out), "--nproc", "2", "--epochs", "50", *TINY]
+    proc = start(*args, "--save-every", "2", stdin=subprocess.DEVNULL)
+    wait_for_step(proc, out, 2, timeout=240)
+    proc.send_signal(signal.SIGTERM)  # to torchrun's launcher, which passes it on to the ranks
+    _, err = proc.communicate(timeout=120)
+    err = err.decode()
+    assert proc.returncode == 143, err[-2000:]
+    assert "Traceback" not in err
+    stopped = saved_step(out)  # rank 0 saved where both stopped, between checkpoints or not
+    assert f"stopped by SIGTERM at step {stopped}; continue with --resume" in err
+    resumed = s2a(*args, "--resume", "--max-steps", str(stopped + 2))
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"resumed at step {stopped}," in resumed.stderr
+    assert json.loads((out / "config.json").read_text())["steps"] == stopped + 2

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import torch
 from conftest import toy_pairs, write_tsv
-from faults_util import TINY, error_line, s2a, saved_step, start, steps
+from faults_util import TINY, error_line, s2a, saved_step, start, steps, wait_for_step
 from typer.testing import CliRunner
 
 from seq2attn_cli import checkpoint as ckpt
@@ -70,21 +70,6 @@ def translates(model: Path) -> None:
     assert result.stdout.count(b"\n") == 1
 
 
-def wait_for_step(proc: subprocess.Popen, model: Path, at_least: int, timeout: float = 90) -> int:
-    """Wait until the checkpoint in `model` was saved at a step >= at_least; return that step."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read().decode()
-        try:
-            step = saved_step(model)
-            if step >= at_least:
-                return step
-        except Exception:  # not written yet: the directory fills as training starts
-            pass
-        time.sleep(0.05)
-    raise AssertionError(f"no checkpoint at step {at_least} within {timeout}s")
-
-
 # ---- kill -9 and Ctrl-C ---------------------------------------------------------------------
 
 
@@ -132,6 +117,25 @@ def test_ctrl_c_during_training_saves_and_exits_130(tmp_path, corpus):
     assert resume_state(out)["step"] == saved_step(out) >= waited
     if "continue with --resume" in err:  # stopped in a step, not in validation: saved there
         assert f"interrupted at step {saved_step(out)};" in err
+
+
+def test_sigterm_during_training_stops_at_a_step_saves_it_and_resumes_from_it(tmp_path, corpus):
+    out = tmp_path / "model"
+    args = ["train", str(corpus), "--out", str(out), *TINY, "--epochs", "50"]
+    proc = start(*args, "--save-every", "4", stdin=subprocess.DEVNULL)
+    wait_for_step(proc, out, 4)  # ~50 batches an epoch: far from validation
+    proc.send_signal(signal.SIGTERM)  # as a scheduler asks before it kills
+    _, err = proc.communicate(timeout=60)
+    err = err.decode()
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err
+    stopped = saved_step(out)  # saved at the step it stopped at, not at the last multiple of 4
+    assert f"s2a: stopped by SIGTERM at step {stopped}; continue with --resume" in err
+    assert resume_state(out)["step"] == stopped
+    result = s2a(*args, "--resume", "--max-steps", str(stopped + 3))
+    assert result.returncode == 0, result.stderr.decode()
+    assert f"resumed at step {stopped}," in result.stderr.decode()
+    assert steps(out) == stopped + 3
 
 
 # ---- no room to write ----------------------------------------------------------------------

@@ -134,11 +134,11 @@ def handled(debug: bool):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         raise typer.Exit(0) from None
-    except Interrupted as error:  # training saved its state on Ctrl-C
+    except Interrupted as error:  # training saved its state on Ctrl-C or SIGTERM
         if debug:
             raise
         err.print(f"s2a: {escape(str(error))}")
-        raise typer.Exit(130) from None
+        raise typer.Exit(error.exit_code) from None
     except (ValueError, TrainingError) as error:  # CorpusError, ModelError: the message says it
         if debug:
             raise

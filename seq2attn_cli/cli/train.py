@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -284,6 +285,7 @@ def _train(
 
 def _launch(nproc: int) -> None:
     """Re-run this same command as `nproc` processes with torch's own launcher (torchrun)."""
+    from torch.distributed.elastic.multiprocessing.api import SignalException
     from torch.distributed.run import main as torchrun
 
     args = sys.argv[1:]
@@ -297,6 +299,10 @@ def _launch(nproc: int) -> None:
     err.print(f"launching {nproc} training processes (torch.distributed, gloo/NCCL)")
     try:
         torchrun(["--standalone", f"--nproc-per-node={nproc}", "-m", "seq2attn_cli", *args])
+    except SignalException as error:  # passed on to the workers, which stop and save
+        name = signal.Signals(error.sigval).name
+        err.print(f"s2a: stopped by {name}; continue with --resume")
+        raise typer.Exit(128 + error.sigval) from None
     except Exception as error:  # the launcher reports which rank failed and why
         err.print(f"[bold red]s2a: error:[/] distributed training failed: {escape(str(error))}")
         raise typer.Exit(2) from None

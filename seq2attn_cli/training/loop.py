@@ -9,8 +9,11 @@ the lr, decide to stop) and `train`, which wires them. Progress goes to a
 from __future__ import annotations
 
 import dataclasses
+import signal
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +24,15 @@ from ..config import BOS, EOS, CorpusSpec, TrainConfig
 from ..data.batching import Batch, batch_plan, epoch_examples, make_batch
 from ..data.corpus import Report
 from ..data.subwords import train_subwords
-from ..errors import Interrupted, TrainingError
+from ..errors import Interrupted, Terminated, TrainingError
 from . import distributed
 from .loss import label_smoothed_loss
 from .run import Run, RunState, autocast, out_resume, start_run
 from .validation import probe_attention, validate
 
-__all__ = ["Interrupted", "RunState", "TrainingError", "train"]
+__all__ = ["Interrupted", "RunState", "Terminated", "TrainingError", "train"]
+
+SIGTERM_STOP = "stopped by SIGTERM"
 
 
 def train(
@@ -99,50 +104,85 @@ def train_epoch(
     plan = _epoch_plan(run, lengths, world, report)
     window_tokens, window_start = 0, time.monotonic()
     stop = ""
-    try:
-        # a run resumed on more processes may stand between whole steps: the last, partial
-        # step is left out, as a fresh epoch's plan leaves it out (it crashed rank 1 before)
-        while not stop and state.position + world <= len(plan):
-            index = plan[state.position + rank]  # this rank's shard of the step
-            batch = make_batch(run.data.train_src, run.data.train_tgt, index, bos=BOS, eos=EOS)
-            shards[2 * rank] += len(index)
-            shards[2 * rank + 1] += sum(index)
-            out_of_time = bool(cfg.max_time) and time.monotonic() - clock[0] >= cfg.max_time * 60
-            loss, tokens, stop_votes = _step(
-                run.net, run.optimizer, batch, cfg, run.device, out_of_time
-            )
-            state.position += world
-            if loss is None:
-                state.nan_steps += 1
-                report("nan", {"step": state.step, "count": state.nan_steps})
-                if state.nan_steps > 20:
-                    raise TrainingError(
-                        "loss was NaN or infinite in more than 20 steps; try a lower --lr"
-                    )
-                continue
-            state.step += 1
-            window_tokens += tokens
-            now = time.monotonic()
-            state.train_seconds = clock[1] + now - clock[0]
-            report("step", {
-                "step": state.step, "position": state.position, "batches": len(plan), "loss": loss,
-                "tok_per_s": window_tokens / max(now - window_start, 1e-9),
-                "lr": run.optimizer.param_groups[0]["lr"],
-            })  # fmt: skip
-            if rank == 0 and state.step % cfg.save_every == 0:
+    with _sigterm_held() as sigterms:
+        try:
+            # a run resumed on more processes may stand between whole steps: the last, partial
+            # step is left out, as a fresh epoch's plan leaves it out (it crashed rank 1 before)
+            while not stop and state.position + world <= len(plan):
+                index = plan[state.position + rank]  # this rank's shard of the step
+                batch = make_batch(run.data.train_src, run.data.train_tgt, index, bos=BOS, eos=EOS)
+                shards[2 * rank] += len(index)
+                shards[2 * rank + 1] += sum(index)
+                elapsed = time.monotonic() - clock[0]
+                asks = (bool(cfg.max_time) and elapsed >= cfg.max_time * 60, bool(sigterms))
+                loss, tokens, (time_up, terminated) = _step(
+                    run.net, run.optimizer, batch, cfg, run.device, asks
+                )
+                state.position += world
+                if loss is None:
+                    _count_nan(state, report)
+                else:
+                    state.step += 1
+                    window_tokens += tokens
+                    now = time.monotonic()
+                    state.train_seconds = clock[1] + now - clock[0]
+                    report("step", {
+                        "step": state.step, "position": state.position, "batches": len(plan),
+                        "loss": loss, "tok_per_s": window_tokens / max(now - window_start, 1e-9),
+                        "lr": run.optimizer.param_groups[0]["lr"],
+                    })  # fmt: skip
+                    if rank == 0 and state.step % cfg.save_every == 0:
+                        _save_resume(run)
+                stop = _why_stop(cfg, state.step, time_up=time_up, terminated=terminated)
+        except KeyboardInterrupt:
+            if rank == 0:
                 _save_resume(run)
-            if cfg.max_steps and state.step >= cfg.max_steps:
-                stop = f"reached --max-steps {cfg.max_steps}"
-            elif stop_votes:
-                stop = f"reached --max-time {cfg.max_time:g} minutes"
-    except KeyboardInterrupt:
+            raise Interrupted(f"interrupted at step {state.step}; continue with --resume") from None
+    if stop == SIGTERM_STOP:  # before the epoch's end is counted: resuming validates it
         if rank == 0:
             _save_resume(run)
-        raise Interrupted(f"interrupted at step {state.step}; continue with --resume") from None
+        raise Terminated(f"stopped by SIGTERM at step {state.step}; continue with --resume")
     if state.position + world > len(plan):  # no whole step left: the epoch is over
         state.epoch, state.position = state.epoch + 1, 0
     done = state.epoch + state.position / len(plan)  # epochs trained, as a fraction
     return stop, done, window_tokens / max(time.monotonic() - window_start, 1e-9)  # training only
+
+
+def _count_nan(state: RunState, report: Report) -> None:
+    """Count a step skipped for a loss that was not finite; too many end the run."""
+    state.nan_steps += 1
+    report("nan", {"step": state.step, "count": state.nan_steps})
+    if state.nan_steps > 20:
+        raise TrainingError("loss was NaN or infinite in more than 20 steps; try a lower --lr")
+
+
+def _why_stop(cfg: TrainConfig, step: int, *, time_up: bool, terminated: bool) -> str:
+    """Why the run stops after this step ('' to go on); the ranks voted on the last two."""
+    if cfg.max_steps and step >= cfg.max_steps:
+        return f"reached --max-steps {cfg.max_steps}"
+    if terminated:
+        return SIGTERM_STOP
+    if time_up:
+        return f"reached --max-time {cfg.max_time:g} minutes"
+    return ""
+
+
+@contextmanager
+def _sigterm_held() -> Iterator[list[int]]:
+    """Note SIGTERM during the block instead of dying, so that every rank stops at one step.
+
+    A scheduler (or torchrun, passing on its own SIGTERM) asks politely before it kills:
+    the run then saves where it is instead of losing up to --save-every steps.
+    """
+    held: list[int] = []
+    if threading.current_thread() is not threading.main_thread():  # signals go to main only
+        yield held
+        return
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: held.append(signum))
+    try:
+        yield held
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _epoch_plan(
@@ -213,12 +253,13 @@ def _step(
     batch: Batch,
     cfg: TrainConfig,
     device: torch.device,
-    out_of_time: bool,
-) -> tuple[float | None, int, bool]:
-    """One teacher-forced step; returns (loss or None if not finite, tokens, stop vote).
+    asks: tuple[bool, bool],
+) -> tuple[float | None, int, tuple[bool, bool]]:
+    """One teacher-forced step; returns (loss or None if not finite, tokens, stop votes).
 
     Ranks agree before updating: if any rank's loss is not finite, every rank skips the
-    update (otherwise the others would wait forever in the gradient all-reduce).
+    update (otherwise the others would wait forever in the gradient all-reduce). They vote
+    on stopping in the same all-reduce: out of time, or SIGTERM (`asks`, as this rank sees it).
     """
     with autocast(device, cfg.amp):
         logits, _ = net(batch.src.to(device), batch.src_lengths, batch.tgt_in.to(device))
@@ -226,17 +267,18 @@ def _step(
     loss = label_smoothed_loss(logits, batch.tgt_out.to(device), cfg.label_smoothing) / tokens
     finite = bool(torch.isfinite(loss))
     world = distributed.world()
-    ok, tokens_all, votes = distributed.all_sum([float(finite), tokens, float(out_of_time)], device)
+    ok, tokens_all, *votes = distributed.all_sum([float(finite), tokens, *map(float, asks)], device)
+    stops = (votes[0] > 0, votes[1] > 0)  # (out of time, SIGTERM) on any rank
     if ok < world:
         optimizer.zero_grad(set_to_none=True)
-        return None, 0, votes > 0
+        return None, 0, stops
     loss.backward()
     if not torch.isfinite(torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.clip)):
         optimizer.zero_grad(set_to_none=True)  # a NaN gradient would poison every weight
-        return None, 0, votes > 0
+        return None, 0, stops
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
-    return loss.item(), int(tokens_all), votes > 0
+    return loss.item(), int(tokens_all), stops
 
 
 def _silent(event: str, info: dict[str, Any]) -> None:
