@@ -217,22 +217,32 @@ def end_epoch(run: Run, done: float, tok_per_s: float, stop: str, report: Report
         epoch=round(done, 4), step=run.state.step, lr=run.optimizer.param_groups[0]["lr"],
         tok_per_s=tok_per_s,
     )  # fmt: skip
-    verdict = _after_validation(run, metrics)  # always: it keeps the best weights
+    # a run stopped mid-epoch validates too, for the model it leaves (position: not reset)
+    verdict = _after_validation(run, metrics, epoch_end=run.state.position == 0)
     stop = stop or verdict
     run.state.epochs.append({k: v for k, v in metrics.items() if k != "samples"})
     run.save()
-    report("validated", {**metrics, "best": run.state.best_bleu, "stop": stop})
+    report("validated", {**metrics, "best": run.state.saved_bleu, "stop": stop})
     return stop
 
 
-def _after_validation(run: Run, metrics: dict[str, Any]) -> str:
-    """Keep the best model, decay the lr on a plateau, and say why to stop ('' to go on)."""
+def _after_validation(run: Run, metrics: dict[str, Any], *, epoch_end: bool) -> str:
+    """Keep the best model; at an epoch's end, decay the lr on a plateau and say why to stop.
+
+    Only epoch ends weigh in a plateau: a validation where --max-time or --max-steps stopped
+    a run would otherwise decay the lr (it did, 0.001 -> 0.0005, in a run stopped 3 steps
+    after an epoch's end), and a run stopped and resumed would learn unlike one that was not.
+    """
     cfg, state, groups = run.cfg, run.state, run.optimizer.param_groups
     bleu = metrics["valid_bleu"]
-    if state.best_bleu is None or bleu > state.best_bleu:
-        state.best_bleu, state.bad_epochs, state.lr_bad_epochs = bleu, 0, 0
+    if state.saved_bleu is None or bleu > state.saved_bleu:
+        state.saved_bleu = bleu
         ckpt.save_weights(run.out / ckpt.WEIGHTS, run.model)
         metrics["saved"] = True
+    if not epoch_end:
+        return ""
+    if state.best_bleu is None or bleu > state.best_bleu:
+        state.best_bleu, state.bad_epochs, state.lr_bad_epochs = bleu, 0, 0
         return ""
     state.bad_epochs += 1
     state.lr_bad_epochs += 1

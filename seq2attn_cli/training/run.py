@@ -28,12 +28,13 @@ class RunState:
     epoch: int = 0  # epochs finished
     position: int = 0  # batches of the current epoch done
     step: int = 0
-    best_bleu: float | None = None
-    bad_epochs: int = 0  # validations without a better BLEU
+    best_bleu: float | None = None  # the best at an epoch's end: what a plateau is measured by
+    bad_epochs: int = 0  # epoch ends without a better BLEU
     lr_bad_epochs: int = 0  # the same, since the lr last decayed
     nan_steps: int = 0
     train_seconds: float = 0.0
     epochs: list[dict[str, Any]] = field(default_factory=list)  # validation figures
+    saved_bleu: float | None = None  # that of model.safetensors: the best of every validation
     shards: list[dict[str, int]] = field(default_factory=list)  # per rank, this process's run
 
 
@@ -77,7 +78,7 @@ class Run:
             "parameters": sum(p.numel() for p in self.model.parameters()),
             "processes": distributed.world(),
             "shards": self.state.shards,
-            "best_valid_bleu": self.state.best_bleu,
+            "best_valid_bleu": self.state.saved_bleu,
             "steps": self.state.step,
             "train_seconds": round(self.state.train_seconds, 1),
             "epochs": self.state.epochs,
@@ -154,7 +155,9 @@ def start_run(
         check_space(out, sum(p.numel() for p in model.parameters()), resume=resume)
     state = RunState()
     if resume:
-        state = RunState(**ckpt.load_resume(out_resume(out), model, optimizer))
+        counters = ckpt.load_resume(out_resume(out), model, optimizer)
+        counters.setdefault("saved_bleu", counters["best_bleu"])  # a checkpoint before it
+        state = RunState(**counters)
         where = f"step {state.step}, epoch {state.epoch + 1}, batch {state.position}"
         report("stage", {"message": f"resumed at {where}"})
     run = Run(

@@ -202,7 +202,7 @@ class TrainProgress:
         self._stop_bar()
         if self.rows:
             self.console.print(self._table())
-        best = info.get("best_bleu")
+        best = info.get("saved_bleu")
         best_text = f"{best:.2f}" if best is not None else "n/a"
         self.console.print(
             f"done ({info['reason']}): {info['step']:,} steps in {info['train_seconds'] / 60:.1f} "
