@@ -188,9 +188,7 @@ def beam_search(
         weights[alive, :, t] = step_w.float() * (~was_finished)[..., None]
         origins[alive, :, t] = origin
         state = select_state(state, rows)
-        ended = torch.where(finished, scores / lengths.clamp(min=1) ** alpha, -inf)  # (m, k)
-        if_ended_next = torch.where(finished, -inf, scores / (lengths + 1) ** alpha)  # (m, k)
-        done = (ended.amax(1) >= if_ended_next.amax(1)) | (t + 1 >= limits[alive])  # (m,)
+        done = _settled(scores, lengths, finished, alpha) | (t + 1 >= limits[alive])  # (m,)
         for row in done.nonzero().squeeze(1).tolist():
             i = int(alive[row])
             history = _traced(weights[i, :, : t + 1, : own[i]], origins[i, :, : t + 1].tolist())
@@ -212,6 +210,17 @@ def beam_search(
                 select_encoded(encoded, keep),
             )
     return results
+
+
+def _settled(
+    scores: torch.Tensor, lengths: torch.Tensor, finished: torch.Tensor, alpha: float
+) -> torch.Tensor:
+    """(m,) True where a finished beam scores at least what any live beam would if it ended
+    at the next step (scores, lengths, finished: (m, k))."""
+    inf = float("inf")
+    ended = torch.where(finished, scores / lengths.clamp(min=1) ** alpha, -inf)  # (m, k)
+    if_ended_next = torch.where(finished, -inf, scores / (lengths + 1) ** alpha)  # (m, k)
+    return ended.amax(1) >= if_ended_next.amax(1)
 
 
 def _candidates(
