@@ -138,6 +138,24 @@ def test_sigterm_during_training_stops_at_a_step_saves_it_and_resumes_from_it(tm
     assert steps(out) == stopped + 3
 
 
+def test_a_sigterm_while_validating_stops_once_the_epoch_is_saved(tmp_path, corpus, monkeypatch):
+    validate = training.validate
+
+    def validate_and_get_sigterm(*args):
+        os.kill(os.getpid(), signal.SIGTERM)  # as if it came while the model was validated
+        return validate(*args)
+
+    monkeypatch.setattr(training, "validate", validate_and_get_sigterm)
+    with pytest.raises(training.Terminated, match="stopped by SIGTERM at step"):
+        run(tmp_path / "model", corpus, epochs=3)
+    saved = resume_state(tmp_path / "model")
+    assert (saved["epoch"], saved["position"]) == (1, 0)  # epoch 1, validated and saved
+    assert [e["step"] for e in saved["epochs"]] == [saved["step"]]
+    monkeypatch.setattr(training, "validate", validate)
+    resumed = run(tmp_path / "model", corpus, epochs=2, resume=True)
+    assert [e["epoch"] for e in resumed["epochs"]] == [1, 2]  # goes on with epoch 2
+
+
 # ---- no room to write ----------------------------------------------------------------------
 
 

@@ -304,5 +304,8 @@ def _launch(nproc: int) -> None:
         err.print(f"s2a: stopped by {name}; continue with --resume")
         raise typer.Exit(128 + error.sigval) from None
     except Exception as error:  # the launcher reports which rank failed and why
+        if {f.exitcode for f in getattr(error, "failures", {}).values()} == {143}:
+            err.print("s2a: stopped by SIGTERM; continue with --resume")  # to the workers only
+            raise typer.Exit(143) from None
         err.print(f"[bold red]s2a: error:[/] distributed training failed: {escape(str(error))}")
         raise typer.Exit(2) from None

@@ -215,8 +215,7 @@ def beam_search(
 def _settled(
     scores: torch.Tensor, lengths: torch.Tensor, finished: torch.Tensor, alpha: float
 ) -> torch.Tensor:
-    """(m,) True where a finished beam scores at least what any live beam would if it ended
-    at the next step (scores, lengths, finished: (m, k))."""
+    """(m,) True where a finished beam beats any live beam ending next; (m, k) inputs."""
     inf = float("inf")
     ended = torch.where(finished, scores / lengths.clamp(min=1) ** alpha, -inf)  # (m, k)
     if_ended_next = torch.where(finished, -inf, scores / (lengths + 1) ** alpha)  # (m, k)

@@ -68,16 +68,22 @@ def train(
     clock = (time.monotonic(), run.state.train_seconds)  # (start, trained before this process)
     shards = [0.0] * (2 * distributed.world())  # per rank: examples trained on, their index sum
     stop = ""
-    while not stop and run.state.epoch < cfg.epochs:
-        stop, done, tok_per_s = train_epoch(run, lengths, clock, shards, report)
-        if main:
-            stop = end_epoch(run, done, tok_per_s, stop, report)
-            history.append({"epoch": done, **probe_attention(run.model, run.data, probe)})
-            ckpt.write_json(history_path, {"probe": probe, "epochs": history})
-        # rank 0 decided; every rank follows (same stop, same learning rate)
-        stop, lr = distributed.broadcast((stop, run.optimizer.param_groups[0]["lr"]))
-        for group in run.optimizer.param_groups:
-            group["lr"] = lr
+    with _sigterm_held() as sigterms:
+        while not stop and run.state.epoch < cfg.epochs:
+            stop, done, tok_per_s = train_epoch(run, lengths, clock, shards, sigterms, report)
+            if main:
+                stop = end_epoch(run, done, tok_per_s, stop, report)
+                history.append({"epoch": done, **probe_attention(run.model, run.data, probe)})
+                ckpt.write_json(history_path, {"probe": probe, "epochs": history})
+            # rank 0 decided; every rank follows (same stop, same learning rate)
+            stop, lr = distributed.broadcast((stop, run.optimizer.param_groups[0]["lr"]))
+            for group in run.optimizer.param_groups:
+                group["lr"] = lr
+            # a SIGTERM that came after the epoch's last vote: end_epoch saved this very state
+            if not stop and distributed.all_sum([float(len(sigterms))], device)[0]:
+                raise Terminated(
+                    f"stopped by SIGTERM at step {run.state.step}; continue with --resume"
+                )
     shards = distributed.all_sum(shards, device)
     run.state.shards = [
         {"examples": int(shards[2 * r]), "index_sum": int(shards[2 * r + 1])}
@@ -96,6 +102,7 @@ def train_epoch(
     lengths: tuple[Sequence[int], Sequence[int]],
     clock: tuple[float, float],
     shards: list[float],
+    sigterms: list[int],
     report: Report,
 ) -> tuple[str, float, float]:
     """Train the rest of the current epoch; return (why to stop or '', epochs done, tok/s)."""
@@ -104,43 +111,43 @@ def train_epoch(
     plan = _epoch_plan(run, lengths, world, report)
     window_tokens, window_start = 0, time.monotonic()
     stop = ""
-    with _sigterm_held() as sigterms:
-        try:
-            # a run resumed on more processes may stand between whole steps: the last, partial
-            # step is left out, as a fresh epoch's plan leaves it out (it crashed rank 1 before)
-            while not stop and state.position + world <= len(plan):
-                index = plan[state.position + rank]  # this rank's shard of the step
-                batch = make_batch(run.data.train_src, run.data.train_tgt, index, bos=BOS, eos=EOS)
-                shards[2 * rank] += len(index)
-                shards[2 * rank + 1] += sum(index)
-                elapsed = time.monotonic() - clock[0]
-                asks = (bool(cfg.max_time) and elapsed >= cfg.max_time * 60, bool(sigterms))
-                loss, tokens, (time_up, terminated) = _step(
-                    run.net, run.optimizer, batch, cfg, run.device, asks
-                )
-                state.position += world
-                if loss is None:
-                    _count_nan(state, report)
-                else:
-                    state.step += 1
-                    window_tokens += tokens
-                    now = time.monotonic()
-                    state.train_seconds = clock[1] + now - clock[0]
-                    report("step", {
-                        "step": state.step, "position": state.position, "batches": len(plan),
-                        "loss": loss, "tok_per_s": window_tokens / max(now - window_start, 1e-9),
-                        "lr": run.optimizer.param_groups[0]["lr"],
-                    })  # fmt: skip
-                    if rank == 0 and state.step % cfg.save_every == 0:
-                        _save_resume(run)
-                stop = _why_stop(cfg, state.step, time_up=time_up, terminated=terminated)
-        except KeyboardInterrupt:
-            if rank == 0:
-                _save_resume(run)
-            raise Interrupted(f"interrupted at step {state.step}; continue with --resume") from None
+    try:
+        # a run resumed on more processes may stand between whole steps: the last, partial
+        # step is left out, as a fresh epoch's plan leaves it out (it crashed rank 1 before)
+        while not stop and state.position + world <= len(plan):
+            index = plan[state.position + rank]  # this rank's shard of the step
+            batch = make_batch(run.data.train_src, run.data.train_tgt, index, bos=BOS, eos=EOS)
+            shards[2 * rank] += len(index)
+            shards[2 * rank + 1] += sum(index)
+            elapsed = time.monotonic() - clock[0]
+            asks = (bool(cfg.max_time) and elapsed >= cfg.max_time * 60, bool(sigterms))
+            loss, tokens, (time_up, terminated) = _step(
+                run.net, run.optimizer, batch, cfg, run.device, asks
+            )
+            state.position += world
+            if loss is None:
+                _count_nan(state, report)
+            else:
+                state.step += 1
+                window_tokens += tokens
+                now = time.monotonic()
+                state.train_seconds = clock[1] + now - clock[0]
+                report("step", {
+                    "step": state.step, "position": state.position, "batches": len(plan),
+                    "loss": loss, "tok_per_s": window_tokens / max(now - window_start, 1e-9),
+                    "lr": run.optimizer.param_groups[0]["lr"],
+                })  # fmt: skip
+                if rank == 0 and state.step % cfg.save_every == 0:
+                    _save_resume(run)
+            stop = _why_stop(cfg, state.step, time_up=time_up, terminated=terminated)
+    except KeyboardInterrupt:
+        if rank == 0:
+            _save_resume(run)
+        raise Interrupted(f"interrupted at step {state.step}; continue with --resume") from None
     if stop == SIGTERM_STOP:  # before the epoch's end is counted: resuming validates it
         if rank == 0:
             _save_resume(run)
+        distributed.barrier()  # no rank leaves (and has torchrun stop the rest) mid-save
         raise Terminated(f"stopped by SIGTERM at step {state.step}; continue with --resume")
     if state.position + world > len(plan):  # no whole step left: the epoch is over
         state.epoch, state.position = state.epoch + 1, 0
@@ -172,7 +179,9 @@ def _sigterm_held() -> Iterator[list[int]]:
     """Note SIGTERM during the block instead of dying, so that every rank stops at one step.
 
     A scheduler (or torchrun, passing on its own SIGTERM) asks politely before it kills:
-    the run then saves where it is instead of losing up to --save-every steps.
+    the run then saves where it is instead of losing up to --save-every steps. Held for
+    all of training, validation and saving included: one that came in between the last
+    vote of an epoch and its end was dropped, and one during a save killed the saver.
     """
     held: list[int] = []
     if threading.current_thread() is not threading.main_thread():  # signals go to main only
@@ -251,7 +260,7 @@ def _after_validation(run: Run, metrics: dict[str, Any], *, epoch_end: bool) -> 
         for group in groups:
             group["lr"] *= cfg.lr_decay
     if state.bad_epochs >= cfg.patience:
-        return f"early stopping: no better validation BLEU for {cfg.patience} validations"
+        return f"early stopping: no better validation BLEU for {cfg.patience} epochs"
     if groups[0]["lr"] < cfg.min_lr:
         return f"learning rate fell below {cfg.min_lr:g}"
     return ""
