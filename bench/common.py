@@ -7,12 +7,14 @@ import re
 import signal
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 ROOT, WORK = BENCH.parent, BENCH / "work"
+S2A = str(Path(sys.executable).parent / "s2a")  # the s2a of this venv
 ONE_SENTENCE = "Je ne sais pas ce que tu veux dire."  # the one-sentence startup figure
 Row = tuple[str, bool | None, str]
 

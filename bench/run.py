@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import json
-import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -19,6 +16,7 @@ from typing import Any
 from common import (
     ONE_SENTENCE,
     ROOT,
+    S2A,
     WORK,
     bleu,
     default_model,
@@ -30,61 +28,11 @@ from common import (
     table,
     thread_env,
 )
+from flops import cpu_features, matmul_flops, train_flops_per_token
+from serving import measure_serving
 
 CORPUS = Path("/work/shared/data/tatoeba-fra-eng/fra.txt")
 ARCH = {"embed": 256, "hidden": 512, "layers": 1, "cell": "gru", "attention": "general"}
-S2A = str(Path(sys.executable).parent / "s2a")
-
-
-def matmul_flops(dtype: str, threads: int, n: int) -> float:
-    """Measured FLOP/s of an n x n torch.mm in float32 or bfloat16 (median of 7, warmed up)."""
-    import torch
-
-    torch.set_num_threads(threads)
-    a, b = (torch.randn(n, n).to(getattr(torch, dtype)) for _ in range(2))
-    torch.mm(a, b)
-    times = []
-    for _ in range(7):
-        start = time.perf_counter()
-        torch.mm(a, b)
-        times.append(time.perf_counter() - start)
-    return 2 * n**3 / statistics.median(times)
-
-
-@functools.cache  # measure_training, measure_translation and main all ask
-def cpu_features() -> dict[str, Any]:
-    """CPU model, its AVX-512/bf16/AMX flags, and whether bf16 is native (bf16 autocast on)."""
-    import torch
-
-    from seq2attn_cli.training.run import bf16_helps
-
-    info = Path("/proc/cpuinfo").read_text()
-    model, flags = re.search(r"model name\s*:\s*(.*)", info), re.search(r"flags\s*:(.*)", info)
-    wanted = ("avx2", "avx512f", "avx512_bf16", "amx_bf16")
-    have = [f for f in wanted if flags and f in flags[1].split()]
-    return {"model": model[1] if model else "?", "flags": have,
-            "bf16_native": bf16_helps(torch.device("cpu"))}  # fmt: skip
-
-
-def train_flops_per_token(model: dict[str, Any], src_mean: float, tgt_mean: float) -> float:
-    """Matmul FLOPs of one training step per target token: 3 x forward (backward ~ 2 x forward).
-
-    Forward, 2 FLOPs per multiply-add, embeddings excluded; E=embed, H=hidden, h=H/2,
-    V=tgt_vocab, L=layers, G=3 gates (GRU; 4 LSTM); s=src_mean+1 and t=tgt_mean+1 pieces
-    (with EOS) of a mean pair, so r=s/t source pieces per target piece and s keys per query:
-      encoder per source piece: sum_l 2 dirs * G * 2 * (in_l*h + h*h), in_1=E, in_l=2h
-      decoder RNN per target piece: sum_l G * 2 * (in_l*H + H*H), in_1=E, in_l=H
-      attention: 2*s*H scores + 2*s*H context, + 2*H*H for "general"
-      combine [h_t; c_t] -> H: 2*2H*H;  output layer: 2*H*V;  bridge: L*2*H*H per sentence / t
-    per target piece = r * encoder + decoder + attention + combine + output + bridge.
-    """
-    e, big, layers, vocab = model["embed"], model["hidden"], model["layers"], model["tgt_vocab"]
-    small, gates, s, t = big // 2, 4 if model["cell"] == "lstm" else 3, src_mean + 1, tgt_mean + 1
-    enc = sum(4 * gates * ((e if i else 2 * small) * small + small**2) for i in range(layers))
-    dec = sum(2 * gates * ((e if i else big) * big + big**2) for i in range(layers))
-    attn = 4 * s * big + (2 * big**2 if model["attention"] == "general" else 0)
-    fwd = s / t * enc + dec + attn + 4 * big**2 + 2 * big * vocab + layers * 2 * big**2 / t
-    return 3 * fwd
 
 
 def batch_tokens_for(corpus: Path, spm: Path, sentences: int) -> tuple[int, float]:
@@ -293,82 +241,6 @@ def measure_translation(args: argparse.Namespace, data: dict, model: Path, conso
     console.print(table(title, ["", "wall s", "sent/s", "BLEU", "peak RSS MB"], rows))
     console.print("sent/s = sentences / (wall - one-sentence wall): start-up left out")
     return out
-
-
-def measure_serving(args: argparse.Namespace, data: dict, model: Path, console: Any) -> dict:
-    """`s2a serve` under a bounded load: requests/s and p50/p95 latency of one-sentence requests."""
-    import re
-    import signal
-
-    sentences = [s for s in data["source"].read_text(encoding="utf-8").splitlines() if s]
-    log = WORK / "serve.err"
-    cmd = [S2A, "serve", "--model", str(model), "--port", "0", "--threads", str(args.threads)]
-    with open(log, "w") as err:
-        proc = subprocess.Popen(cmd, stderr=err, env=thread_env(args.threads))
-    try:
-        while not (found := re.search(r"http://[\d.]+:\d+/", log.read_text())):
-            if proc.poll() is not None:
-                raise RuntimeError(f"s2a serve exited {proc.returncode}: {log.read_text()}")
-            time.sleep(0.2)
-        url, rows, out = found[0], [], {}
-        post_sentence(url, sentences[0])  # warm-up
-        for clients in (4, 16):
-            cpu = cpu_seconds(proc.pid)
-            run = load_run(url, sentences, clients=clients, seconds=args.serve_seconds)
-            # on a shared machine the wall-clock rate says more about the others than about s2a
-            run["requests_per_cpu_s"] = round(run["requests"] / (cpu_seconds(proc.pid) - cpu), 2)
-            out[f"clients_{clients}"] = run
-            rows.append([clients, run["requests"], run["requests_per_s"], run["p50_ms"],
-                         run["p95_ms"], run["requests_per_cpu_s"]])  # fmt: skip
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
-    title = f"s2a serve (int8, beam 5): one-sentence requests, {args.serve_seconds:g} s a run"
-    header = ["clients", "requests", "requests/s", "p50 ms", "p95 ms", "per server CPU s"]
-    console.print(table(title, header, rows))
-    return out
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds a running process has used so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def post_sentence(url: str, sentence: str) -> float:
-    """POST one sentence to /translate as a LibreTranslate client does; the latency in s."""
-    import urllib.request
-
-    body = json.dumps({"q": sentence, "source": "auto", "target": "en"}).encode()
-    request = urllib.request.Request(
-        url + "translate", data=body, headers={"Content-Type": "application/json"}
-    )
-    start = time.perf_counter()
-    with urllib.request.urlopen(request, timeout=120) as reply:
-        json.load(reply)
-    return time.perf_counter() - start
-
-
-def load_run(url: str, sentences: list[str], *, clients: int, seconds: float) -> dict[str, Any]:
-    """`clients` threads, each sending the next sentence as soon as its last one is answered."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    start = time.perf_counter()
-    deadline = start + seconds
-
-    def client(first: int) -> list[float]:
-        latencies, i = [], first
-        while time.perf_counter() < deadline:
-            latencies.append(post_sentence(url, sentences[i % len(sentences)]))
-            i += clients
-        return latencies
-
-    with ThreadPoolExecutor(max_workers=clients) as pool:
-        latencies = sorted(x for part in pool.map(client, range(clients)) for x in part)
-    wall = time.perf_counter() - start
-    cuts = statistics.quantiles(latencies, n=20)  # 5% steps: cuts[9] median, cuts[18] 95%
-    return {"requests": len(latencies), "requests_per_s": round(len(latencies) / wall, 2),
-            "p50_ms": round(cuts[9] * 1000, 1), "p95_ms": round(cuts[18] * 1000, 1)}  # fmt: skip
 
 
 def main() -> None:

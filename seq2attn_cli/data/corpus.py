@@ -117,15 +117,7 @@ def prepare(
         report("corpus", {"stats": info})
     if not len(src_store):
         raise CorpusError(f"{corpora[0].path}: no pair left to train on")
-    if tgt_pieces is None:
-        seen = set(tgt_store.ids)
-        tgt_pieces = [PAD, UNK, BOS, EOS] + sorted(seen - {PAD, UNK, BOS, EOS})
-    table = array(tgt_store.ids.typecode, [UNK] * len(subwords))  # SentencePiece id -> output
-    for i, p in enumerate(tgt_pieces):
-        table[p] = i
-    ids, step = tgt_store.ids, 1 << 20  # in place, a slice at a time: no second copy
-    for a in range(0, len(ids), step):
-        ids[a : a + step] = array(ids.typecode, map(table.__getitem__, ids[a : a + step]))
+    tgt_pieces, table = _to_output_ids(tgt_store, tgt_pieces, len(subwords))
     sets = [_valid_set(name, pairs, subwords, table, cfg) for name, pairs in valid_sets]
     summary = {
         "languages": {"source": direction[0], "target": direction[1]},
@@ -148,6 +140,22 @@ def prepare(
         tgt_pieces=tgt_pieces,
         stats=summary,
     )
+
+
+def _to_output_ids(
+    tgt_store: IdStore, tgt_pieces: list[int] | None, vocab: int
+) -> tuple[list[int], array]:
+    """Renumber the target side into output ids; the output pieces and the id table."""
+    if tgt_pieces is None:  # a new model: the pieces its training targets use
+        seen = set(tgt_store.ids)
+        tgt_pieces = [PAD, UNK, BOS, EOS] + sorted(seen - {PAD, UNK, BOS, EOS})
+    table = array(tgt_store.ids.typecode, [UNK] * vocab)  # SentencePiece id -> output
+    for i, p in enumerate(tgt_pieces):
+        table[p] = i
+    ids, step = tgt_store.ids, 1 << 20  # in place, a slice at a time: no second copy
+    for a in range(0, len(ids), step):
+        ids[a : a + step] = array(ids.typecode, map(table.__getitem__, ids[a : a + step]))
+    return tgt_pieces, table
 
 
 def _valid_set(
