@@ -137,8 +137,7 @@ def handled(debug: bool):
     except Interrupted as error:  # training saved its state on Ctrl-C or SIGTERM
         if debug:
             raise
-        if os.environ.get("RANK", "0") == "0":  # all ranks stopped at one step: say it once
-            err.print(f"s2a: {escape(str(error))}")
+        err.print(f"s2a: {escape(str(error))}")
         raise typer.Exit(error.exit_code) from None
     except (ValueError, TrainingError) as error:  # CorpusError, ModelError: the message says it
         if debug:

@@ -15,6 +15,7 @@ import typer
 from rich.markup import escape
 
 from ..config import CorpusSpec, ModelConfig, TrainConfig
+from ..errors import Interrupted
 from .common import Debug, Device, Threads, err, fail, handled, setup_torch
 
 TRAIN = TrainConfig()  # the defaults of a run and of a model: one home, config.py
@@ -275,6 +276,10 @@ def _train(
             run(corpora=specs, out=out, model_options=options, cfg=cfg, valid=valid_specs,
                 resume=resume, init=init, device=torch_device, report=progress.report)  # fmt: skip
         ok = True
+    except Interrupted as error:
+        if not main:  # every rank stopped at the same step: rank 0 alone says so
+            raise typer.Exit(error.exit_code) from None
+        raise
     finally:
         distributed.finish(ok=ok)
         if not ok and main and created and not (out / "config.json").exists():
