@@ -12,6 +12,7 @@ from seq2attn_cli.config import BOS, EOS, ModelConfig
 from seq2attn_cli.decoding.search import (
     NO_REPEAT,
     ban_repeats_,
+    batches,
     beam_search,
     greedy,
     max_lengths,
@@ -67,6 +68,15 @@ def test_batching_does_not_change_translations(tiny_model):
     assert [h.tokens for h in together] == [h.tokens for h in alone]
     runners_up = [[r.tokens for r in h.runners_up] for h in together]
     assert runners_up == [[r.tokens for r in h.runners_up] for h in alone]
+
+
+def test_long_sentences_decode_in_smaller_batches_each_line_once():
+    lengths = [5] * 40 + [30] * 40 + [60] * 40 + [200] * 40
+    cut = batches(lengths, 32)
+    assert sorted(i for batch in cut for i in batch) == list(range(len(lengths)))
+    biggest = {n: max(len(b) for b in cut if lengths[b[0]] == n) for n in (5, 30, 60, 200)}
+    assert biggest == {5: 32, 30: 32, 60: 16, 200: 4}  # widths 8, 32, 64, 256
+    assert max(len(b) for b in batches([500, 600], 1)) == 1  # never fewer than one
 
 
 def test_a_translation_carries_the_beams_runners_up_best_first(tiny_model):

@@ -35,6 +35,11 @@ class Hypothesis:
 # (3 pieces: 11.71; 6: 11.84); beam 5, int8, the embedded model of 2026-11-30.
 NO_REPEAT = 4
 
+# A batch's memory grows with its sentences times their width (encoder states, attention
+# history), so wider sources decode in proportionally smaller batches: 2,000 newstest2013
+# lines peaked at 394 MB instead of 416 in the same CPU time (6,736 target pieces, beam 5)
+FULL_WIDTH = 32
+
 
 def max_lengths(src_lengths: torch.Tensor, *, ratio: float = 2.0, extra: int = 10) -> torch.Tensor:
     """Longest output allowed for each source: a multiple of its length plus a margin."""
@@ -297,11 +302,13 @@ def width(length: int) -> int:
 
 
 def batches(lengths: list[int], batch_size: int) -> list[list[int]]:
-    """Indices by increasing length, cut into batches of one attention width each."""
+    """Indices by increasing length, cut into batches of one attention width each, with
+    `batch_size` sentences of up to FULL_WIDTH pieces and proportionally fewer wider ones."""
     order = sorted(range(len(lengths)), key=lengths.__getitem__)
     out: list[list[int]] = []
     for i in order:
-        if not out or len(out[-1]) == batch_size or width(lengths[out[-1][0]]) != width(lengths[i]):
+        room = max(1, batch_size * FULL_WIDTH // max(FULL_WIDTH, width(lengths[i])))
+        if not out or len(out[-1]) >= room or width(lengths[out[-1][0]]) != width(lengths[i]):
             out.append([])
         out[-1].append(i)
     return out
