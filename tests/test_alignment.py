@@ -33,10 +33,10 @@ def test_word_level_sums_source_pieces_and_averages_target_pieces() -> None:
         assert row == pytest.approx(want)
 
 
-def test_word_level_keeps_special_tokens_as_their_own_words() -> None:
-    pieces = ["hel", "lo", "</s>", "x", "▁world", "<unk>"]
-    words, _, _ = word_level(pieces, ["▁a"], [[1 / 6] * 6])
-    assert words == ["hello", "</s>", "x", "world", "<unk>"]
+def test_control_tokens_stand_alone_and_unknown_characters_stay_in_their_word() -> None:
+    pieces = ["hel", "lo", "</s>", "x", "▁world", "<unk>", "▁", "<unk>", "▁a", "</s>"]
+    words, _, _ = word_level(pieces, ["▁a"], [[1 / 10] * 10])
+    assert words == ["hello", "</s>", "x", "world<unk>", "<unk>", "a", "</s>"]  # "world😀 😀 a"
 
 
 def test_a_lone_word_start_piece_stays_visible() -> None:

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
@@ -83,8 +84,11 @@ def test_jsonl_carries_tokens_scores_and_attention(tiny_model):
     assert record["score"] <= 0 and record["alignment"] == "0-0 1-1 2-2"
 
 
-def test_alignments_are_pharaoh_pairs_within_range(tiny_model):
-    text = "il voit grand chat rouge"
+@pytest.mark.parametrize(
+    "text",  # characters the model has no piece for are <unk> inside a word, not words of their own
+    ["il voit grand chat rouge", "il voit 😀 grand chat rouge", "il 😀😀 voit chat😀 ."],
+)
+def test_alignments_are_pharaoh_pairs_within_range(tiny_model, text):
     result = runner.invoke(app, ["translate", "--model", str(tiny_model), "--align", text])
     translation, pairs = result.stdout.rstrip("\n").split("\t")
     for pair in pairs.split():

@@ -7,6 +7,7 @@ and the pictures share one definition of a word.
 from __future__ import annotations
 
 WORD_START = "\u2581"  # SentencePiece marks the first piece of every word with "▁"
+UNK_PIECE = "<unk>"  # what SentencePiece writes for characters it has no piece for
 
 
 def is_special(piece: str) -> bool:
@@ -15,19 +16,23 @@ def is_special(piece: str) -> bool:
 
 
 def group_pieces(pieces: list[str]) -> tuple[list[str], list[list[int]]]:
-    """Merge SentencePiece pieces into words; return the words and each word's piece indices."""
+    """Merge SentencePiece pieces into words; return the words and each word's piece indices.
+
+    <unk> stands for characters inside a word ("▁", "<unk>" for "😀"; "▁caf", "<unk>"), so it
+    joins its word, as the reader sees it; control tokens such as </s> stand alone.
+    """
     words: list[str] = []
     groups: list[list[int]] = []
-    opens_word = True  # the first piece, and any piece after a special token, starts a word
+    opens_word = True  # the first piece, and any piece after a control token, starts a word
     for i, piece in enumerate(pieces):
-        special = is_special(piece)
-        if special or opens_word or piece.startswith(WORD_START):
-            words.append(piece if special else piece.removeprefix(WORD_START))
+        control = is_special(piece) and piece != UNK_PIECE
+        if control or opens_word or piece.startswith(WORD_START):
+            words.append(piece if control else piece.removeprefix(WORD_START))
             groups.append([i])
         else:
             words[-1] += piece
             groups[-1].append(i)
-        opens_word = special
+        opens_word = control
     # a lone "▁" piece would otherwise become an invisible, empty word
     return [word or WORD_START for word in words], groups
 

@@ -44,13 +44,15 @@ def words(src_tokens: list[str]) -> tuple[list[str], list[list[int]]]:
     found: list[str] = []
     groups: list[list[int]] = []
     for group in group_pieces(src_tokens)[1]:
-        texts = [src_tokens[j].removeprefix(WORD_START) for j in group]
+        # <unk> and control tokens: nothing a reader could find missing
+        texts = [
+            "" if is_special(p) else p.removeprefix(WORD_START)
+            for p in (src_tokens[j] for j in group)
+        ]
         inner = [k for k, text in enumerate(texts) if is_word(text)]
-        if is_special(src_tokens[group[0]]) or not "".join(texts):
-            continue
         cuts = [0, inner[0], inner[-1] + 1, len(group)] if inner else [0, len(group)]
         for start, stop in zip(cuts, cuts[1:], strict=False):
-            if start < stop:
+            if "".join(texts[start:stop]):
                 found.append("".join(texts[start:stop]))
                 groups.append(group[start:stop])
     return found, groups

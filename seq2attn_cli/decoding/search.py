@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 import torch
 from torch import nn
 
-from ..config import BOS, EOS, PAD
+from ..config import BOS, EOS, PAD, UNK
 from ..model.seq2seq import Encoded, Seq2Seq, select_encoded, select_state
 
 
@@ -115,6 +115,7 @@ def greedy(
     state = encoded.init
     for t in range(longest):
         step_lp, step_w, state = model.step(prev, state, encoded)  # (alive, vocab)
+        step_lp[:, UNK] = -float("inf")  # see beam_search
         if no_repeat and t >= no_repeat:
             ban_repeats_(step_lp, tokens[alive, :t], no_repeat)
         if t + 1 >= soonest:
@@ -178,6 +179,9 @@ def beam_search(
     for t in range(longest):
         m = alive.numel()
         step_lp, step_w, state = model.step(prev, state, encoded)  # (m * k, vocab)
+        # never <unk>: it prints as nothing, and alignments counted it as a word (the embedded
+        # model wrote it in 119 of 2,000 newstest2013 lines, e.g. for "("; BLEU 16.56 -> 16.52)
+        step_lp[:, UNK] = -float("inf")
         vocab = step_lp.size(-1)
         last = t + 1 >= limits[alive] if t + 1 >= soonest else None  # (m,) at their limit
         candidates = _candidates(step_lp, scores, finished, tokens[:, :, :t], last, no_repeat)
