@@ -56,8 +56,8 @@ class CorpusSpec:
     def __post_init__(self) -> None:
         if self.src_col < 1 or self.tgt_col < 1 or self.src_col == self.tgt_col:
             raise ValueError(f"{self.path}: columns must be two different numbers from 1 up")
-        if not self.weight > 0:
-            raise ValueError(f"{self.path}: weight must be positive")
+        if not 0 < self.weight < float("inf"):  # nan and inf too: an epoch of inf passes
+            raise ValueError(f"{self.path}: weight must be a positive number, not {self.weight}")
 
 
 @dataclass(frozen=True, kw_only=True)

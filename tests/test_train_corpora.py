@@ -85,6 +85,21 @@ def test_a_missing_corpus_fails_before_any_directory_is_made(tmp_path, corpora):
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (("--weights", "inf"), "toy.tsv: weight must be a positive number, not inf"),
+        (("--weights", "nan"), "toy.tsv: weight must be a positive number, not nan"),
+        (("--valid-size", "-5"), "Invalid value for '--valid-size'"),
+    ],
+)
+def test_a_bad_number_is_refused_in_one_line_before_any_work(tmp_path, corpora, flags, said):
+    out = tmp_path / "m"
+    result = train(corpora["toy"], "--out", out, *flags, *TINY)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and said in result.stderr
+    assert not out.exists()  # refused before SentencePiece was trained into it
+
+
 def test_resume_needs_no_corpus_and_refuses_flags_that_contradict_the_run(tmp_path, corpora):
     out = tmp_path / "m"
     assert train(corpora["toy"], "--out", out, "--max-steps", "3", *TINY).exit_code == 0

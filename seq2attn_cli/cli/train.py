@@ -55,7 +55,7 @@ def train(
         typer.Option(help="Validation TSV, repeatable; each is scored. Columns of corpus 1."),
     ] = None,
     valid_size: Annotated[
-        int, typer.Option(help="Pairs held out when no --valid.")
+        int, typer.Option(min=0, help="Pairs held out when no --valid (0: none).")
     ] = TRAIN.valid_size,
     vocab_size: Annotated[
         int, typer.Option(min=8, help="SentencePiece pieces (joint).")
