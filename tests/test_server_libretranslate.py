@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from test_server import LINES, client_for
 
@@ -34,6 +36,9 @@ def test_fields_in_the_query_string_work_like_json(client) -> None:
 def test_a_field_sent_twice_is_refused_not_picked(client) -> None:
     reply = client.post("/translate?source=fr", json={"q": LINES[0], "source": "fr"})
     assert reply.status_code == 400 and "source parameter given twice" in reply.json()["error"]
+    body = f'{{"q": {json.dumps(LINES[0])}, "q": {json.dumps(LINES[1])}}}'  # json keeps the last
+    reply = client.post("/translate", content=body, headers={"content-type": "application/json"})
+    assert reply.status_code == 400 and "q parameter given twice" in reply.json()["error"]
 
 
 def test_detect_names_german_german_and_french_french(client) -> None:

@@ -65,6 +65,9 @@ def serve(
         from ..decoding.translator import Translator
 
         translator = Translator.load(directory, device=torch_device, quantized=quantize)
+        if max_chars > translator.max_chars:  # longer lines would be cut, and nobody told
+            fail(f"--max-chars {max_chars}: the model translates lines of up to "
+                 f"{translator.max_chars:,} characters")  # fmt: skip
         limits = Limits(
             body_bytes=max_body,
             lines=max_lines,

@@ -99,10 +99,20 @@ def form_pairs(body: bytes) -> list[tuple[str, str]]:
         raise Refused(400, f"malformed form body: {error}") from None
 
 
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's fields; a name given twice is refused (json.loads keeps the last)."""
+    fields: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in fields:
+            raise Refused(400, f"Invalid request: {name[:100]} parameter given twice")
+        fields[name] = value
+    return fields
+
+
 def json_object(body: bytes) -> dict[str, Any]:
     """A JSON body that must be an object."""
     try:
-        data = json.loads(body)
+        data = json.loads(body, object_pairs_hook=_once_each)
     except RecursionError:
         raise Refused(400, "malformed JSON: nested too deep") from None
     except (UnicodeDecodeError, ValueError) as error:  # ValueError: an int of 5,000 digits
