@@ -166,15 +166,17 @@ def _load(model: Path | None, device: str, threads: int, quantize: bool) -> Any:
 
 
 def _write_document(translator: Any, text: str, format: str, *, beam: int, name: str) -> None:
-    """A document translated to stdout; a document it cannot read: one line naming it."""
-    from ..documents import translate_document
+    """A document translated to stdout, warnings as for lines; one it cannot read: one line."""
+    from ..documents import translated
     from ..errors import DocumentError
 
     try:
-        translated = translate_document(translator, text, format=format, beam=beam)
+        document, sentences = translated(translator, text, format=format, beam=beam)
     except DocumentError as error:
         fail(f"{name}: {error}")
-    sys.stdout.write(translated)
+    for t in sentences:
+        _warn(t, _sentence_place(name, t.source), translator.unreadable(t.source))
+    sys.stdout.write(document)
     sys.stdout.flush()
 
 
@@ -215,6 +217,12 @@ def _warn_about_file_names(texts: list[str]) -> None:
 def _place(name: str | None, line_no: int) -> str:
     """Where an input line came from, for warnings: 'book.fr: line 3', or 'input line 3'."""
     return f"{name}: line {line_no}" if name else f"input line {line_no}"
+
+
+def _sentence_place(name: str, source: str) -> str:
+    """Where a document's sentence came from, for warnings: 'page.html: "Il pleut…"'."""
+    start = source if len(source) <= 40 else source[:40].rsplit(" ", 1)[0] + "…"
+    return f'{name}: "{start}"'
 
 
 def _warn(t: Any, place: str, unknown: list[str]) -> None:

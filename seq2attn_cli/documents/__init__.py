@@ -50,6 +50,11 @@ def format_of(path: str | Path) -> str:
 
 def translate_document(translator: Any, text: str, *, format: str, beam: int = 5) -> str:
     """A document translated: its structure kept, its sentences translated, its tags placed."""
+    return translated(translator, text, format=format, beam=beam)[0]
+
+
+def translated(translator: Any, text: str, *, format: str, beam: int = 5) -> tuple[str, list]:
+    """A document translated, and each of its sentences' Translation (what it left out)."""
     if format not in READERS:
         raise DocumentError(f"unknown document format {format!r} (one of {', '.join(FORMATS)})")
     if len(text) > MAX_CHARS:
@@ -60,6 +65,8 @@ def translate_document(translator: Any, text: str, *, format: str, beam: int = 5
     if problem := not_text([text[: 1 << 16].encode("utf-8", errors="replace")]):
         raise DocumentError(problem)
     chunks = READERS[format](text)
-    wanted = list(dict.fromkeys(sources(chunks)))
-    done = dict(zip(wanted, translator.translate(wanted, beam=beam), strict=True))
-    return render(chunks, done)
+    limit = getattr(translator, "max_chars", None)  # longer sentences: cut in parts
+    wanted = list(dict.fromkeys(sources(chunks, limit)))
+    translations = translator.translate(wanted, beam=beam)
+    done = dict(zip(wanted, translations, strict=True))
+    return render(chunks, done, limit), translations

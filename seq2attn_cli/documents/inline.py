@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..decoding.parts import sentences_of
+from ..decoding.parts import sentences_of, split
 from .placement import Atom, Tag, aligned_targets, place
 
 MAX_DEPTH = 32  # tags nested deeper than this in one run are kept as they were, not placed
@@ -117,20 +117,24 @@ class _Run:
     points: list[_Point] = field(default_factory=list)
 
 
-def sources(chunks: list[Chunk]) -> list[str]:
-    """Every sentence the chunks ask to translate, in order (Plain runs as one each)."""
+def sources(chunks: list[Chunk], limit: int | None = None) -> list[str]:
+    """Every sentence the chunks ask to translate, in order (Plain runs as one each).
+
+    A sentence longer than `limit` characters (what the model takes) is cut into parts as
+    a long line is (parts.split), unless the cut would fall inside a tag.
+    """
     found = []
     for chunk in chunks:
         if isinstance(chunk, Plain):
             found.append(_clean(chunk.source))
         elif isinstance(chunk, Inline):
             run = _run(chunk.items)
-            found += [_clean(run.text[a:b]) for a, b in _segments(run)]
+            found += [_clean(run.text[a:b]) for a, b in _segments(run, limit)]
             found += [_clean(p.source) for p in _plains(chunk.items)]
     return [s for s in found if s]
 
 
-def render(chunks: list[Chunk], done: Mapping[str, Any]) -> str:
+def render(chunks: list[Chunk], done: Mapping[str, Any], limit: int | None = None) -> str:
     """The document written back, each sentence replaced by its Translation in `done`."""
     out = []
     for chunk in chunks:
@@ -139,7 +143,7 @@ def render(chunks: list[Chunk], done: Mapping[str, Any]) -> str:
         elif isinstance(chunk, Plain):
             out.append(_plain(chunk, done))
         else:
-            out.append(_inline(chunk, done))
+            out.append(_inline(chunk, done, limit))
     return "".join(out)
 
 
@@ -230,10 +234,10 @@ def _run(items: list[Item]) -> _Run:
     return run
 
 
-def _segments(run: _Run) -> list[tuple[int, int]]:
+def _segments(run: _Run, limit: int | None) -> list[tuple[int, int]]:
     """The run cut into sentences, as (start, end) characters; a tag's words stay in one."""
     starts, cursor = [], 0
-    for sentence in sentences_of(run.text):
+    for sentence in _sentences(run.text, limit):
         cursor = run.text.find(sentence, cursor)
         starts.append(cursor)
         cursor += len(sentence)
@@ -244,16 +248,24 @@ def _segments(run: _Run) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if run.text[a:b].strip()]
 
 
+def _sentences(text: str, limit: int | None) -> list[str]:
+    """A run's sentences, one longer than `limit` characters cut where a long line is."""
+    found = sentences_of(text)
+    if limit is None:
+        return found
+    return [part for s in found for part in split(s, lambda p: len(_clean(p)) <= limit)]
+
+
 def _core_of(text: str, start: int, end: int) -> tuple[int, int]:
     """text[start:end] without its surrounding spaces, as (start, end)."""
     inner = text[start:end]
     return start + len(inner) - len(inner.lstrip()), end - len(inner) + len(inner.rstrip())
 
 
-def _inline(chunk: Inline, done: Mapping[str, Any]) -> str:
+def _inline(chunk: Inline, done: Mapping[str, Any], limit: int | None) -> str:
     """An Inline written back: each sentence translated, its tags placed by attention."""
     run = _run(chunk.items)
-    segments = _segments(run)
+    segments = _segments(run, limit)
     if not segments:  # no words: nothing to translate, every tag as it was
         return "".join(
             chunk.escape(i) if isinstance(i, str) else _parts(_as_parts(i), done)

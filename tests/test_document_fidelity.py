@@ -1,0 +1,44 @@
+"""What a translated document must not lose: every word translated or warned about, a line
+break between two sentences, link destinations as written, attributes read as a browser does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from seq2attn_cli.cli.app import app
+from seq2attn_cli.decoding.translator import Translator
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_model: Path) -> Translator:
+    return Translator.load(tiny_model)
+
+
+def s2a(*args: str) -> object:
+    """`s2a translate ARGS` run in this process."""
+    return CliRunner().invoke(app, ["translate", *args])
+
+
+def test_a_long_paragraph_is_translated_to_its_last_word(tiny_model, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("je mange pain " * 100 + "il voit chat\n")  # 1,412 characters, no stop
+    result = s2a("--model", str(tiny_model), "--beam", "1", "-i", str(notes))
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout.endswith("he sees cat\n")
+
+
+def test_what_a_document_leaves_out_is_warned_about_as_for_lines(tiny_model, tmp_path):
+    page = tmp_path / "page.html"
+    bold = "je mange pain " * 80  # one tag around 1,120 characters: nowhere to cut it
+    page.write_text(f"<p>je mange 東京 pain</p>\n<p><b>{bold}</b></p>\n", encoding="utf-8")
+    result = s2a("--model", str(tiny_model), "--beam", "1", "-i", str(page))
+    assert result.exit_code == 0 and result.stdout.startswith("<p>I eats bread</p>\n<p><b>")
+    assert result.stderr.splitlines() == [
+        f'warning: {page}: "je mange 東京 pain": the model knows no piece for "東京"; '
+        "translated without them",
+        f'warning: {page}: "je mange pain je mange pain je mange…": longer than the model '
+        "takes; translated its first 1,000 characters only",
+    ]
