@@ -338,6 +338,7 @@ def _sentence(
             and not run.text[p.pos].isspace()
             and not run.text[p.pos].isalnum(),
             breaks=p.breaks,
+            end=p.breaks and bool(ends) and p.pos >= ends[-1],  # a line break after it all
         )
         for p in points
     ]

@@ -52,6 +52,7 @@ class Atom:
     space: bool  # a space before it in the source
     glued: bool = False  # punctuation right after it ("see <url>."): it goes before the word's
     breaks: bool = False  # a line break (<br>, a cue's): no space after it
+    end: bool = False  # it follows the sentence: it goes after the last target word
 
 
 def aligned_targets(words: list[str], translation: Any) -> tuple[list[str], list[list[int]]]:
@@ -124,10 +125,10 @@ def place(
             if atom.parent is not None
             else (0, len(tgt) - 1)
         )
-        if atom.after < 0 or not aligned[atom.after]:
+        if not atom.end and (atom.after < 0 or not aligned[atom.after]):
             before.setdefault(lo, []).append((atom.parent, atom.text))
         else:
-            j = min(max(max(aligned[atom.after]), lo), hi)
+            j = hi if atom.end else min(max(max(aligned[atom.after]), lo), hi)
             text = (" " if atom.space else "") + atom.text
             after.setdefault(j, []).append((atom.parent, text, atom.glued))
             breaks |= {j} if atom.breaks else set()
