@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from markdown_it import MarkdownIt
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
@@ -53,3 +54,27 @@ def test_a_line_break_after_a_sentence_follows_its_whole_translation(shipped):
         "1\n00:00:01,000 --> 00:00:02,000\nBonjour.\nIl pleut.\n", format="srt"
     )
     assert cue == "1\n00:00:01,000 --> 00:00:02,000\nHave a nice time.\nIt's raining.\n"
+
+
+def links(text: str) -> list[tuple[str, str]]:
+    """Where a Markdown document's links and images lead, and their titles, in order."""
+    return [
+        (t.attrs.get("href") or t.attrs.get("src"), t.attrs.get("title"))
+        for block in MarkdownIt("commonmark").parse(text)
+        for t in block.children or []
+        if t.type in ("link_open", "image")
+    ]
+
+
+def test_link_destinations_and_titles_are_kept_as_written(tiny):
+    notes = (
+        "je [mange](http://x.y/a 'Le \"bon\" guide') pain\n\n[chat](http://x.y/été) "
+        '[chien](<a b.html>)\n\n<http://x.y/a%20b> ![eau](e.png "grand")\n\n'
+        "il voit [maison]\n\nil voit [eau][m]\n\n[maison]: http://m.n\n[m]: http://m.o\n"
+    )
+    out = tiny.translate_document(notes, format="markdown", beam=1)
+    for kept in ("[eats](http://x.y/a 'Le \"bon\" guide')", "[cat](http://x.y/été)",
+                 "[dog](<a b.html>)", "<http://x.y/a%20b>", '![water](e.png "grand")',
+                 "[house][maison]", "[water][m]", "[maison]: http://m.n\n"):  # fmt: skip
+        assert kept in out, out
+    assert links(out) == links(notes)

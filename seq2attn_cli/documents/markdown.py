@@ -5,15 +5,18 @@ markdown-it-py (CommonMark, with GitHub's tables and strikethrough) finds the bl
 the source of each block's text is replaced, so everything around it (list markers, `>`,
 `#`, table pipes, blank lines, code blocks, HTML blocks, link definitions) is kept as it was.
 A paragraph's lines are joined into one (a hard line break stays); inline code, URLs, HTML
-and backslash escapes are kept as written. A link is written back inline, `[text](url)`,
-with the URL as markdown-it reads it.
+and backslash escapes are kept as written. A link's or image's destination and title, or
+its reference, are written back as they were in the source, character for character.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import autolink, image, link
+from markdown_it.rules_inline.state_inline import StateInline
 from markdown_it.token import Token
 
 from .inline import Chunk, Close, Inline, Item, Keep, Open, Plain
@@ -21,6 +24,30 @@ from .inline import Chunk, Close, Inline, Item, Keep, Open, Plain
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
 SPECIAL = re.compile(r"[\\`*_\[\]<>]")  # in text, these would start markup
 MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
+
+
+def _with_source(rule: Callable[[StateInline, bool], bool], kind: str, label: int) -> Callable:
+    """A markdown-it inline rule that also keeps, on the token it makes, its source text:
+    `label` (what its [text] is) and `tail` (what follows it: (url "title"), [ref] or none)."""
+
+    def wrapped(state: StateInline, silent: bool) -> bool:
+        start, count = state.pos, len(state.tokens)
+        end = state.md.helpers.parseLinkLabel(state, start + label - 1, True) if label else -1
+        if not rule(state, silent):
+            return False
+        if not silent:
+            token = next(t for t in state.tokens[count:] if t.type == kind)
+            source = state.src[start : state.pos]
+            token.meta["label"] = state.src[start + label : end] if end >= 0 else ""
+            token.meta["tail"] = state.src[end + 1 : state.pos] if end >= 0 else source
+        return True
+
+    return wrapped
+
+
+PARSER.inline.ruler.at("link", _with_source(link, "link_open", 1))
+PARSER.inline.ruler.at("image", _with_source(image, "image", 2))
+PARSER.inline.ruler.at("autolink", _with_source(autolink, "link_open", 0))
 
 
 def read(text: str) -> list[Chunk]:
@@ -88,18 +115,17 @@ def _items(children: list[Token], content: str, prefixes: list[str]) -> list[Ite
             items.append(Close(token.markup, kind.removesuffix("_close")))
         elif kind == "link_open" and token.markup == "autolink":
             skip = True
-            url = token.attrs.get("href", "")
-            items.append(Keep((f"<{_url_text(children, token) or url}>",)))
+            items.append(Keep((token.meta["tail"],)))  # <url>, as written
         elif kind == "link_open":
-            links.append(_target(token))
+            links.append(_tail(token))
             items.append(Open(("[",), "link"))
         elif kind == "link_close":
-            items.append(Close(f"]({links.pop()})", "link"))
+            items.append(Close(f"]{links.pop()}", "link"))
         elif kind == "code_inline":
             pad = " " if token.content.startswith("`") or token.content.endswith("`") else ""
             items.append(Keep((f"{token.markup}{pad}{token.content}{pad}{token.markup}",)))
         elif kind == "image":
-            items.append(Keep(("![", Plain(token.content), f"]({_target(token)})")))
+            items.append(Keep(("![", Plain(token.content), f"]{_tail(token)}")))
         elif kind == "html_inline":
             items.append(
                 Keep(
@@ -113,16 +139,8 @@ def _items(children: list[Token], content: str, prefixes: list[str]) -> list[Ite
     return items
 
 
-def _target(token: Token) -> str:
-    """A link's or image's (url "title"), as Markdown writes it."""
-    url = str(token.attrs.get("href", token.attrs.get("src", "")))
-    if not url or re.search(r"[\s()<>]", url):
-        url = f"<{url}>"
-    title = token.attrs.get("title")
-    return f'{url} "{title}"' if title else url
-
-
-def _url_text(children: list[Token], opening: Token) -> str:
-    """An autolink's text as written between its < and >."""
-    after = children[children.index(opening) + 1]
-    return after.content if after.type == "text" else ""
+def _tail(token: Token) -> str:
+    """What follows a link's or image's text, as written; a shortcut's reference made explicit
+    (`[the dog][chien]`: the translated text no longer names the reference)."""
+    tail = token.meta["tail"]
+    return tail if tail not in ("", "[]") else f"[{token.meta['label']}]"
