@@ -78,3 +78,10 @@ def test_link_destinations_and_titles_are_kept_as_written(tiny):
                  "[house][maison]", "[water][m]", "[maison]: http://m.n\n"):  # fmt: skip
         assert kept in out, out
     assert links(out) == links(notes)
+
+
+def test_only_real_alt_and_title_attributes_are_translated(tiny):
+    page = "<p data-x=' title=\"chien\"'>chat</p>"  # a value that holds title="..."
+    assert tiny.translate_document(page, format="html", beam=1) == page.replace("chat", "cat")
+    image = tiny.translate_document("<p>chat <img src=x.png alt=chien></p>", format="html")
+    assert image == '<p>cat <img src=x.png alt="dog"></p>'  # unquoted, it would end at a space

@@ -23,8 +23,11 @@ INLINE = set(
 ATOMS = {"br", "img", "wbr"}  # inline, and empty: written as they were, where they belong
 VERBATIM = {"script", "style", "pre", "code", "kbd", "samp", "var", "textarea", "svg", "math"}
 VERBATIM_INLINE = {"code", "kbd", "samp", "var"}  # kept whole, inside the sentence around them
-TRANSLATED = re.compile(
-    r"""(\s(?:alt|title)\s*=\s*)("([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.IGNORECASE
+TRANSLATED = {"alt", "title"}  # the attributes whose values are text, translated
+# a start tag's name, then one attribute at a time, as html.parser reads them
+TAG_NAME = re.compile(r"<[a-zA-Z][^\t\n\r\f />\x00]*(?:\s|/(?!>))*")
+ATTRIBUTE = re.compile(
+    r"""([^\s/>][^\s/=>]*)(?:\s*=+\s*('([^']*)'|"([^"]*)"|(?!['"])([^>\s]*)))?(?:\s|/(?!>))*"""
 )
 
 
@@ -75,14 +78,26 @@ class _Events(HTMLParser):
         self._add("other")
 
 
-def _parts(raw: str) -> tuple[Part, ...]:
-    """A start tag as written, its alt and title values to be translated."""
+def _parts(raw: str, attrs: list) -> tuple[Part, ...]:
+    """A start tag as written, its alt and title values to be translated.
+
+    Its attributes are read one after the other as html.parser reads them, so text that only
+    looks like one inside another's value stays; if they are not the parser's, none is read.
+    """
     parts: list[Part] = []
-    end = 0
-    for m in TRANSLATED.finditer(raw):
-        group = next(g for g in (3, 4, 5) if m.group(g) is not None)
-        parts += [raw[end : m.start(group)], Plain(html.unescape(m.group(group)), _attribute)]
-        end = m.end(group)
+    names, end = [], 0
+    at = m.end() if (m := TAG_NAME.match(raw)) else len(raw)
+    while at < len(raw) and (m := ATTRIBUTE.match(raw, at)) and m.end() > at:
+        names.append(m.group(1).lower())
+        group = next((g for g in (3, 4, 5) if m.group(g) is not None), 0)
+        if group and names[-1] in TRANSLATED:
+            quote = '"' if group == 5 else ""  # unquoted, it would end at the first space
+            value = Plain(html.unescape(m.group(group)), _attribute)
+            parts += [raw[end : m.start(group)] + quote, value, quote]
+            end = m.end(group)
+        at = m.end()
+    if names != [name for name, _ in attrs]:  # not the parser's attributes: none translated
+        return (raw,)
     return (*parts, raw[end:]) if parts else (raw,)
 
 
@@ -124,16 +139,16 @@ def read(page: str) -> list[Chunk]:
         elif kind == "start" and _skipped(tag, attrs) and tag not in ATOMS:
             kept = (tag, 1, [raw])
         elif kind in ("start", "empty") and (tag in ATOMS or kind == "empty" and tag in INLINE):
-            items.append(Keep(_parts(raw), breaks=tag == "br", cuts=tag == "br"))
+            items.append(Keep(_parts(raw, attrs), breaks=tag == "br", cuts=tag == "br"))
         elif kind == "start" and tag in INLINE:
-            items.append(Open(_parts(raw), tag))
+            items.append(Open(_parts(raw, attrs), tag))
         elif kind == "end" and tag in INLINE:
             items.append(Close(raw, tag))
         elif kind == "comment" or kind == "end" and tag in ATOMS:
             items.append(Keep((raw,)))
         else:  # a block's edge, the doctype: the text before it is a block of its own
             flush()
-            chunks += list(_parts(raw)) if kind in ("start", "empty") else [raw]
+            chunks += list(_parts(raw, attrs)) if kind in ("start", "empty") else [raw]
     if kept is not None:  # never closed: kept as it was, to the end
         _keep("".join(kept[2]), kept[0], items, chunks, flush)
     flush()
