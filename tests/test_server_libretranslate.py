@@ -164,13 +164,19 @@ DOCUMENTS = {
 }
 
 
-def test_format_html_translates_as_the_documents_core_does(client, translator) -> None:
-    from seq2attn_cli.documents import translate_document
+def test_format_html_translates_as_the_documents_core_does_and_says_how_sure(
+    client, translator
+) -> None:
+    from seq2attn_cli.documents import translated
 
-    want = translate_document(translator, PAGE, format="html", beam=5)
+    want, sentences = translated(translator, PAGE, format="html", beam=5)
     reply = client.post("/translate", json={"q": [PAGE], "source": "fr", "format": "html"})
-    assert reply.json() == {"translatedText": [want]}
-    assert want.count("<b>") == want.count("</b>") == 1
+    assert reply.json() == {
+        "translatedText": [want],  # as sure as its least sure sentence, as a text of lines is
+        "confidence": [round(min(t.confidence for t in sentences), 4)],
+        "dropped": [[w for t in sentences for w in t.dropped]],
+    }
+    assert want.count("<b>") == want.count("</b>") == 1 and len(sentences) == 2
 
 
 @pytest.mark.parametrize("name", DOCUMENTS)

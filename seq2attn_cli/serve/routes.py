@@ -66,15 +66,17 @@ class Service:
         texts = texts_of(asked.texts, self.limits, single=asked.single)
         detected = await self.detected(texts) if asked.source == "auto" else None
         if asked.format == "html":
-            done = [await self.document(text, "html") for text in texts]
-            return JSONResponse(reply_of(asked, done, [[] for _ in done], detected, None))
-        answers = await self.lines(texts)
-        done = ["\n".join(t.text for t in answer) for answer in answers]
-        others = [alternatives_of(answer, asked.alternatives) for answer in answers]
-        attention = [[attention_of(t) for t in a] for a in answers] if asked.attention else None
-        reply = reply_of(asked, done, others, detected, attention)
+            pages = [await self.document(text, "html") for text in texts]
+            done, answers = [page for page, _ in pages], [sentences for _, sentences in pages]
+            reply = reply_of(asked, done, [[] for _ in done], detected, None)
+        else:
+            answers = await self.lines(texts)
+            done = ["\n".join(t.text for t in answer) for answer in answers]
+            others = [alternatives_of(answer, asked.alternatives) for answer in answers]
+            attention = [[attention_of(t) for t in a] for a in answers] if asked.attention else None
+            reply = reply_of(asked, done, others, detected, attention)
         # beside LibreTranslate's fields: a text is as sure as its least sure line
-        sure = [round(min(t.confidence for t in answer), 4) for answer in answers]
+        sure = [round(min((t.confidence for t in answer), default=1.0), 4) for answer in answers]
         dropped = [[w for t in answer for w in t.dropped] for answer in answers]
         reply["confidence"], reply["dropped"] = (
             (sure[0], dropped[0]) if asked.single else (sure, dropped)
@@ -105,7 +107,7 @@ class Service:
         texts_of([text], self.limits, single=True)
         if source == "auto":
             await self.detected([text])
-        done = await self.document(text, form)
+        done, _ = await self.document(text, form)
         name = self.downloads.add(upload.filename or "", done.encode("utf-8"))
         return JSONResponse({"translatedFileUrl": f"{request.base_url}download_file/{name}"})
 
@@ -147,12 +149,13 @@ class Service:
             start += len(text)
         return answers
 
-    async def document(self, text: str, form: str) -> str:
-        """A document (HTML, Markdown, subtitles) translated in the search thread."""
-        from ..documents import translate_document
+    async def document(self, text: str, form: str) -> tuple[str, list[Any]]:
+        """A document (HTML, Markdown, subtitles) translated in the search thread, and its
+        sentences' Translations."""
+        from ..documents import translated
 
-        def work() -> str:
-            return translate_document(self.translator, text, format=form, beam=self.beam)
+        def work() -> tuple[str, list[Any]]:
+            return translated(self.translator, text, format=form, beam=self.beam)
 
         loop = asyncio.get_running_loop()
         try:
