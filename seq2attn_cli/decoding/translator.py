@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +35,8 @@ class Translation:
     score: float  # log-probability per output piece
     src_tokens: list[str]  # source pieces, then </s>
     tgt_tokens: list[str]  # output pieces, then </s>
-    weights: list[list[float]]  # attention: one row per tgt token, one column per src token
+    # attention: one row per tgt token, one column per src token (float32 arrays: search.py)
+    weights: list[Sequence[float]]
     truncated: bool = False  # the source was longer than the model takes and was cut
     # the model's own pieces, when a rule after the search changed them (articles.py: a/an;
     # letters.py: letters written back, so tgt_tokens may hold pieces the vocabulary lacks);
@@ -261,7 +263,7 @@ def joined(source: str, parts: list[Translation], *, truncated: bool) -> Transla
             if not part.has_attention:  # --attention none: one column, the context vector
                 weights.append(row)
                 continue
-            full = [0.0] * len(src)  # (src_len,)
+            full = array("f", [0.0]) * len(src)  # (src_len,)
             full[offset : offset + width], full[-1] = row[:width], row[width]
             weights.append(full)
         offset += width
