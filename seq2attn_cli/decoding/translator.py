@@ -20,10 +20,11 @@ from ..model.int8 import quantize
 from ..model.seq2seq import Seq2Seq
 from .alignment import word_alignment, word_level
 from .articles import agree
+from .batched import translate_ids
 from .confidence import confidence, dropped, signals
 from .letters import fold, write_back, write_back_pieces
 from .parts import PART_PIECES, split
-from .search import Hypothesis, translate_ids
+from .search import Hypothesis
 
 
 @dataclass(frozen=True)
