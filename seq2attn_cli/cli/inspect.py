@@ -86,7 +86,7 @@ def _card(directory: Path, *, threads: int) -> Callable[..., Any]:
     """The model card's view (of the float model on CPU: the card counts its parameters)."""
     from ..decoding.inspection import model_card
     from ..decoding.translator import Translator
-    from ..views.renderables import card_view
+    from ..views.card import card_view
 
     setup_torch("cpu", threads)
     return partial(card_view, model_card(Translator.load(directory, quantized=False), directory))

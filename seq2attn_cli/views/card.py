@@ -1,0 +1,154 @@
+"""The model card `s2a inspect` prints without a sentence: architecture, parameters, data,
+corpora, training curves and files. Plain dicts in (inspection.model_card), a renderable out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ..data import languages
+from .charts import line_chart
+
+
+def _kv(title: str, rows: list[tuple[str, str]]) -> Table:
+    table = Table(title=title, title_justify="left", show_header=False, box=None, padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    for key, value in rows:
+        table.add_row(key, value)
+    return table
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.2f} MB" if size >= 1e5 else f"{size / 1e3:.1f} kB"
+
+
+def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableType:
+    """The model card: architecture, parameters, vocabulary, corpus, training curve, files."""
+    parts: list[RenderableType] = [
+        _architecture(card["model"]),
+        Text(),
+        _parameters(card["parameters"]),
+        Text(),
+        _kv("data", _data_rows(card)),
+        Text(),
+        _kv("corpora", _corpora(card["corpus"])),
+    ]
+    if card["epochs"]:
+        parts += [Text(), *_training(card, color=color, width=width)]
+    parts += [Text(), _kv("files", [(k, _mb(v)) for k, v in card["files"].items()])]
+    return Group(*parts)
+
+
+def _architecture(m: dict[str, Any]) -> Table:
+    """Encoder, decoder, attention, embeddings and dropout of a model card."""
+    return _kv(
+        "architecture",
+        [
+            (
+                "encoder",
+                f"bidirectional {m['cell'].upper()}, {m['layers']} layer(s), "
+                f"{m['hidden'] // 2} per direction -> states of {m['hidden']}",
+            ),
+            (
+                "decoder",
+                f"{m['cell'].upper()}, {m['layers']} layer(s), state {m['hidden']}"
+                + (", input feeding" if m.get("input_feed") else ""),
+            ),
+            (
+                "attention",
+                m["attention"]
+                + ("  (single context vector: no attention)" if m["attention"] == "none" else ""),
+            ),
+            (
+                "embeddings",
+                f"{m['embed']} (source {m['src_vocab']:,} pieces, "
+                f"target {m['tgt_vocab']:,} pieces)"
+                + (', opening quotes spaced off (" bonjour")' if m.get("spaced_quotes") else ""),
+            ),
+            ("dropout", f"{m['dropout']}"),
+        ],
+    )
+
+
+def _parameters(params: dict[str, int]) -> Table:
+    """Parameters per part of the model, with their share and the total."""
+    total = sum(params.values())
+    table = Table(title="parameters", title_justify="left", box=None, padding=(0, 2))
+    table.add_column("part")
+    table.add_column("count", justify="right")
+    table.add_column("share", justify="right")
+    for part, n in params.items():
+        table.add_row(part, f"{n:,}", f"{100 * n / max(total, 1):.1f}%")
+    table.add_row("total", f"{total:,}", "100%", style="bold")
+    return table
+
+
+def _data_rows(card: dict[str, Any]) -> list[tuple[str, str]]:
+    """Vocabulary, languages and validation sets of a model card, as (key, value) rows."""
+    vocab, corpus = card["vocabulary"], card["corpus"]
+    guessed = corpus.get("languages") or {}
+    return [
+        (
+            "pieces",
+            f"{vocab['pieces']:,} (joint unigram); the output layer covers "
+            f"{vocab['target_pieces']:,} seen on the target side",
+        ),
+        ("sample", " ".join(vocab["sample"])),
+        (
+            "languages",
+            f"{languages.name(guessed.get('source'))} -> {languages.name(guessed.get('target'))} "
+            "(guessed from the corpora)",
+        ),
+        ("validation", ", ".join(f"{v['name']} ({v['pairs']:,})" for v in corpus.get("valid", []))),
+        ("examples", f"{corpus.get('train_examples', 0):,} (pairs and their noisy copies)"),
+    ]
+
+
+def _corpora(corpus: dict[str, Any]) -> list[tuple[str, str]]:
+    """Per training corpus: pairs read, skipped, held out, dropped, noisy copies and used."""
+    rows = []
+    for c in corpus.get("corpora", []):
+        skipped = c.get("skipped", {})
+        rows.append((
+            "/".join(Path(c["corpus"]).parts[-2:]),
+            f"weight {c['weight']:g}: {c['pairs_read']:,} pairs read, "
+            f"{sum(skipped.values()):,} lines skipped, {c['held_out']:,} held out, "
+            f"{c['dropped_overlapping_valid']:,} sharing a sentence with validation, "
+            f"{c['dropped_too_many_pieces']:,} too long, {c['noisy_copies']:,} noisy copies "
+            f"-> {c['train_examples']:,} examples, {c['per_epoch']:,} per epoch",
+        ))  # fmt: skip
+    return rows
+
+
+def _training(card: dict[str, Any], *, color: bool, width: int) -> list[RenderableType]:
+    """Steps, best and last scores of training, and its validation curves."""
+    epochs = card["epochs"]
+    best = card.get("best_valid_bleu")
+    minutes = (card.get("train_seconds") or 0) / 60
+    last = epochs[-1]
+    parts: list[RenderableType] = [
+        _kv(
+            "training",
+            [
+                ("steps", f"{card.get('steps', 0):,} in {minutes:.1f} min"),
+                ("best", f"validation BLEU {best:.2f}" if best is not None else "n/a"),
+                (
+                    "last",
+                    f"loss {last['valid_loss']:.3f}, ppl {last['valid_ppl']:.2f}, "
+                    f"chrF {last['valid_chrf']:.2f}",
+                ),
+            ],
+        )
+    ]
+    half = max(width // 2 - 2, 20)
+    for key, name in (("valid_bleu", "BLEU"), ("valid_loss", "loss")):
+        values = [e[key] for e in epochs]
+        title = f"validation {name} per validation"
+        parts.append(line_chart(values, width=min(half, 60), color=color, title=title))
+    return parts
