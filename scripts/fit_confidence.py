@@ -78,6 +78,8 @@ def threshold(lines: list[tuple[Translation, str]], stop: frozenset[str]) -> tup
     best, note = THRESHOLDS[0], f"no threshold flags words {PRECISION:.0%} of them missing"
     for t in THRESHOLDS:  # the highest threshold whose flagged words are still mostly missing
         flagged = [m for c, m in points if c < t]
+        share = f"{sum(flagged) / len(flagged):.0%}" if flagged else "-"
+        print(f"  coverage < {t:.2f}: {len(flagged)} flagged, {share} missing", file=sys.stderr)
         if flagged and sum(flagged) >= PRECISION * len(flagged):
             best = t
             note = (
