@@ -25,6 +25,7 @@ from .confidence import confidence, dropped, signals
 from .letters import fold, write_back, write_back_pieces
 from .parts import PART_PIECES, split
 from .search import Hypothesis
+from .urls import Hidden, hide, outside, with_urls
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ class Source:
     parts: list[tuple[str, list[int]]]  # (text as read, source ids) each; most lines: one
     truncated: bool  # the line was longer than max_chars
     given: dict[str, str]  # words with letters the model has no piece for: read -> as given
+    hidden: Hidden  # the line with its URLs read as the word URL (urls.py)
 
 
 class Translator:
@@ -132,7 +134,8 @@ class Translator:
         """Clean source lines, cut them to the model's limit and the long ones into parts."""
         cleaned = [normalize(t) for t in texts]
         cut = [t[: self.max_chars] for t in cleaned]
-        folded = [fold(t, self.subwords.knows) for t in cut]  # letters.py
+        hidden = [hide(t) for t in cut]  # urls.py
+        folded = [fold(h.text, self.subwords.knows) for h in hidden]  # letters.py
         # one call for all: SentencePiece spends ~60 us per call on 1-line batches
         encoded = self.subwords.encode([read for read, _ in folded])
         return [
@@ -141,13 +144,17 @@ class Translator:
                 parts=[(read, ids)] if len(ids) <= self.part_pieces else self._parts(read),
                 truncated=len(whole) > len(text),
                 given=given,
+                hidden=kept,
             )
-            for whole, text, (read, given), ids in zip(cleaned, cut, folded, encoded, strict=True)
+            for whole, text, kept, (read, given), ids in zip(
+                cleaned, cut, hidden, folded, encoded, strict=True
+            )
         ]
 
     def unreadable(self, text: str) -> list[str]:
-        """Runs of characters the model reads as nothing: no piece, and no base letter with one."""
-        return self.subwords.unknown(fold(text, self.subwords.knows)[0])
+        """Runs of characters the model reads as nothing: no piece, and no base letter with one
+        (a URL's are written back as given, urls.py)."""
+        return self.subwords.unknown(fold(outside(text), self.subwords.knows)[0])
 
     def _parts(self, text: str) -> list[tuple[str, list[int]]]:
         """A long line cut into parts of at most part_pieces (parts.split), with their pieces."""
@@ -192,7 +199,7 @@ class Translator:
         for (n, text, ids), hyp in zip(todo, hyps, strict=True):
             done[n].append(self._translation(text, ids, hyp, lines[n].given))
         return [
-            self.rate(joined(line.text, found, truncated=line.truncated))
+            with_urls(self.rate(joined(line.text, found, truncated=line.truncated)), line.hidden)
             for line, found in zip(lines, done, strict=True)
         ]
 

@@ -19,6 +19,7 @@ from markdown_it.rules_inline import autolink, image, link
 from markdown_it.rules_inline.state_inline import StateInline
 from markdown_it.token import Token
 
+from ..decoding.urls import found
 from .inline import Chunk, Close, Inline, Item, Keep, Open, Plain
 
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
@@ -70,8 +71,13 @@ def read(text: str) -> list[Chunk]:
 
 
 def escape(text: str) -> str:
-    """Text written into Markdown: the characters that would start markup, escaped."""
-    return SPECIAL.sub(r"\\\g<0>", text)
+    """Text written into Markdown: the characters that would start markup escaped, but those
+    of a URL or e-mail address, which comes out as it was written (its text held them)."""
+    out, at = [], 0
+    for start, url in found(text):
+        out += [SPECIAL.sub(r"\\\g<0>", text[at:start]), url]
+        at = start + len(url)
+    return "".join(out) + SPECIAL.sub(r"\\\g<0>", text[at:])
 
 
 def _locate(

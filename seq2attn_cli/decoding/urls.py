@@ -1,0 +1,179 @@
+"""URLs and e-mail addresses: read by the model as the word URL, written back as given.
+
+The model has pieces for few of a URL's characters and none for "@", and translated one as
+words: "Voir https://www.example.com/page.html pour les détails." came out as "Vottps:/wwwwell/
+wwith/wwele.com/paged for details.". s2a hides each URL (scheme:// or www.) and e-mail address
+behind the word URL, which the model copies as it copies a name, and writes it back where the
+model wrote that word. What the model reads in a URL's place, on 30 French sentences with one
+or two at the start, middle or end (the embedded model, beam 5): the word URL was copied
+once for each in 26, X in 22; Wikipédia came out mangled ("Wikipeddia"); nothing at all (as
+documents leave out inline code, put back after the target word aligned to the source word
+before it; 15 sentences) placed 8 well and lost the words around it ("Take <url> the detail
+for details."). A translation that lost the word gets the URL after the target word that
+attends most to it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .alignment import WORD_START, group_pieces
+
+PLACEHOLDER = "URL"
+WORD = re.compile(rf"\b{PLACEHOLDER}\b")
+FOUND = re.compile(
+    r"\b(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"]+"  # a URL, to the next space or quote
+    r"|(?<![\w.+-])(?:mailto:)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+",  # an e-mail address
+    re.IGNORECASE,
+)
+# what ends a sentence or a quote rather than a URL ("voir https://x.fr/a."), as GitHub's
+# autolinks read it; a closing bracket only when the URL opens none (wiki/Paris_(France))
+TRAILING = ".,;:!?'\"*~"
+OPENING = {")": "(", "]": "[", "}": "{"}
+PUNCTUATION = re.compile(r"^(.*?\w)(\W*)$", re.S)  # a word and the marks after it
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """A line as the model reads it, each URL and address the word URL, and what they were."""
+
+    text: str
+    # for each word URL in `text`, in order: the URL it stands for, or None for the line's own
+    # word URL; empty when the line holds no URL
+    kept: tuple[str | None, ...] = ()
+
+
+def hide(text: str) -> Hidden:
+    """`text` with each URL and e-mail address read as the word URL."""
+    pieces, starts, at = [], {}, 0
+    for start, url in found(text):
+        pieces.append(text[at:start])
+        starts[sum(map(len, pieces))] = url
+        pieces.append(PLACEHOLDER)
+        at = start + len(url)
+    if not starts:
+        return Hidden(text)
+    read = "".join(pieces) + text[at:]
+    return Hidden(read, tuple(starts.get(m.start()) for m in WORD.finditer(read)))
+
+
+def found(text: str) -> Iterator[tuple[int, str]]:
+    """Each URL and e-mail address in `text`, where it starts, without the marks after it."""
+    for m in FOUND.finditer(text):
+        url = _trimmed(m.group())
+        if FOUND.fullmatch(url):  # "https://." is no URL once its full stop is off
+            yield m.start(), url
+
+
+def outside(text: str) -> str:
+    """`text` with each URL and e-mail address a space: what the model must read of it."""
+    out, at = [], 0
+    for start, url in found(text):
+        out += [text[at:start], " "]
+        at = start + len(url)
+    return "".join(out) + text[at:]
+
+
+def _trimmed(url: str) -> str:
+    """A URL without the punctuation that follows it in the sentence."""
+    while url:
+        last = url[-1]
+        unopened = last in OPENING and url.count(last) > url.count(OPENING[last])
+        if last not in TRAILING and not unopened:
+            break
+        url = url[:-1]
+    return url
+
+
+# a Translation is passed as Any: its module imports torch, and documents (markdown.escape)
+# import this one for `found`, torch-free
+def with_urls(t: Any, hidden: Hidden) -> Any:
+    """A Translation with the URLs the model read as the word URL written back as given.
+
+    Its tokens, attention and alignment stay the model's, the word URL in each URL's place,
+    so their words line up with the text's; an alternative that lost a URL is left out.
+    """
+    if not hidden.kept:
+        return t
+    text = put_back(t.text, hidden)
+    if text is None:  # the model lost the word (4 of 30 sentences) or wrote it twice
+        t = _found_again(t, hidden)
+        text = t.text
+    others = [a for a in (put_back(a, hidden) for a in t.alternatives) if a is not None]
+    return dataclasses.replace(
+        t,
+        text=text,
+        alternatives=[a for a in dict.fromkeys(others) if a != text],
+        dropped=[w for w in t.dropped if w != PLACEHOLDER],  # written, whatever the model did
+    )
+
+
+def put_back(text: str, hidden: Hidden) -> str | None:
+    """`text` with each word URL it holds written as the URL it stands for, in order; None if
+    it does not hold one for each."""
+    if len(WORD.findall(text)) != len(hidden.kept):
+        return None
+    kept = iter(hidden.kept)
+    return WORD.sub(lambda m: next(kept) or m.group(), text)
+
+
+def _found_again(t: Any, hidden: Hidden) -> Any:
+    """`t`, which lost a word URL, with each URL in the target word attending most to it: its
+    word URL, or a word URL added after it to the tokens, attending to the source's alone."""
+    words, source = t.text.split(), hidden.text.split()
+    slots = [k for k, word in enumerate(source) for _ in WORD.findall(word)]
+    if not words:
+        return dataclasses.replace(t, text=" ".join(url for url in hidden.kept if url))
+    src_words, tgt_words, _ = attention = t.word_attention
+    lined_up = len(src_words) == len(source) + 1 and len(tgt_words) == len(words) + 1
+    placed: dict[int, list[tuple[int, str]]] = {}
+    for slot, url in zip(slots, hidden.kept, strict=True):
+        if url:
+            j = _target(slot, len(source), len(words), attention if lined_up else None)
+            placed.setdefault(j, []).append((slot, url))
+    tokens, weights = list(t.tgt_tokens), [list(row) for row in t.weights]
+    src_groups, tgt_groups = group_pieces(t.src_tokens)[1], group_pieces(t.tgt_tokens)[1]
+    for j in sorted(placed, reverse=True):
+        urls = placed[j]
+        if m := WORD.search(words[j]):
+            words[j] = words[j][: m.start()] + urls[0][1] + words[j][m.end() :]
+            urls = urls[1:]
+        if urls:  # before the marks that end the word: "site https://x.fr."
+            core, marks = m.groups() if (m := PUNCTUATION.match(words[j])) else (words[j], "")
+            words[j] = core + "".join(f" {url}" for _, url in urls) + marks
+        if urls and lined_up:
+            at = tgt_groups[j][-1] + 1
+            tokens[at:at] = [WORD_START + PLACEHOLDER] * len(urls)
+            weights[at:at] = [_one_hot(len(t.src_tokens), src_groups[s][0]) for s, _ in urls]
+    if not lined_up:
+        return dataclasses.replace(t, text=" ".join(words))
+    return dataclasses.replace(
+        t,
+        text=" ".join(words),
+        tgt_tokens=tokens,
+        weights=weights,
+        model_tokens=t.model_tokens or t.tgt_tokens,  # the pieces the search wrote
+    )
+
+
+def _target(
+    slot: int,
+    sources: int,
+    targets: int,
+    attention: tuple[list[str], list[str], list[list[float]]] | None,
+) -> int:
+    """The target word attending most to source word `slot` (words of the text, </s> apart);
+    without attention, the one at the same relative position."""
+    if attention is None:
+        return min(targets - 1, slot * targets // max(sources, 1))
+    weights = attention[2]
+    return max(range(targets), key=lambda j: weights[j][slot])
+
+
+def _one_hot(size: int, k: int) -> list[float]:
+    """Attention on source piece k alone."""
+    return [float(i == k) for i in range(size)]

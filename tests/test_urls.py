@@ -1,0 +1,129 @@
+"""URLs and e-mail addresses come out exactly as given, where they belong in the sentence: in
+line mode, documents, the server and the Python API (decoding/urls.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from seq2attn_cli.cli.app import app
+from seq2attn_cli.decoding.translator import Translator
+from seq2attn_cli.decoding.urls import hide, put_back
+
+URL = "https://www.example.com/page_1.html?a=1&b=2"
+MAIL = "marie.dupont@example.fr"
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_model: Path) -> Translator:
+    return Translator.load(tiny_model)
+
+
+def s2a(*args: str, stdin: str = "") -> object:
+    """`s2a translate ARGS` run in this process."""
+    return CliRunner().invoke(app, ["translate", *args], input=stdin)
+
+
+@pytest.mark.parametrize(
+    "line, read, kept",
+    [
+        ("voir https://x.fr/a.", "voir URL.", ("https://x.fr/a",)),
+        ("(voir https://x.fr/a)", "(voir URL)", ("https://x.fr/a",)),
+        ("voir wiki/Paris_(France) ou https://fr.wikipedia.org/wiki/Paris_(France).",
+         "voir wiki/Paris_(France) ou URL.", ("https://fr.wikipedia.org/wiki/Paris_(France)",)),
+        (f"écrivez à {MAIL}, merci", "écrivez à URL, merci", (MAIL,)),
+        ("www.example.org/a?b=1 !", "URL !", ("www.example.org/a?b=1",)),
+        ("l'URL https://x.fr/a", "l'URL URL", (None, "https://x.fr/a")),  # the word itself
+        ("3.14 à M.Dupont, a@b et www.", "3.14 à M.Dupont, a@b et www.", ()),
+    ],
+)  # fmt: skip
+def test_a_url_is_read_without_the_punctuation_after_it(line, read, kept):
+    assert hide(line).text == read and hide(line).kept == kept
+    assert put_back(read, hide(line)) == line  # copied word for word, it is the line again
+
+
+def test_a_url_comes_out_as_given_in_line_mode(tiny_model):
+    args = s2a("--model", str(tiny_model), "--beam", "1", f"je mange {URL} pain")
+    assert args.exit_code == 0 and args.stderr == ""  # no warning for its characters
+    # the tiny model knows no word URL: the URL follows the word attending most to it
+    assert args.stdout.count(URL) == 1 and args.stdout.startswith("I eats")
+    piped = s2a("--model", str(tiny_model), stdin=f"il voit chat\nelle aime {MAIL}\n")
+    assert piped.exit_code == 0 and piped.stderr == ""
+    first, second = piped.stdout.splitlines()
+    assert MAIL not in first and second.count(MAIL) == 1 and second.startswith("she")
+
+
+def test_the_url_goes_where_the_model_writes_its_stand_in(shipped, model_writes):
+    model_writes("See URL for details.")
+    t = shipped.translate(f"Voir {URL} pour les détails.")
+    assert t.text == f"See {URL} for details."
+    assert t.source == f"Voir {URL} pour les détails."
+
+
+def test_a_url_the_model_lost_follows_the_word_attending_to_it_and_aligns_with_itself(
+    shipped, model_writes
+):
+    model_writes("See for details.")  # attention spread evenly: the first word attends most
+    t = shipped.translate(f"Voir {URL} pour les détails.")
+    assert t.text == f"See {URL} for details."
+    _, target_words, _ = t.word_attention
+    assert len(target_words) - 1 == len(t.text.split())  # the tokens' words are the text's
+    assert (1, 1) in t.alignment and "URL" not in t.dropped
+    page = f'<p>Voir <b class="u">{URL.replace("&", "&amp;")}</b> pour les détails.</p>'
+    assert shipped.translate_document(page, format="html") == (
+        f'<p>See <b class="u">{URL.replace("&", "&amp;")}</b> for details.</p>'
+    )
+
+
+def test_urls_and_addresses_with_the_shipped_model(shipped):
+    lines = [
+        f"Écrivez à {MAIL} si vous avez des questions.",
+        "Le formulaire est disponible sur https://impots.gouv.fr/formulaires.",
+    ]
+    assert [t.text for t in shipped.translate(lines)] == [
+        f"Write to {MAIL} if you have questions.",
+        "The form is available on https://impots.gouv.fr/formulaires.",
+    ]
+    page = f"<p>Écrivez à <b>{MAIL}</b> si vous avez des questions.</p>"
+    assert shipped.translate_document(page, format="html") == (
+        f"<p>Write to <b>{MAIL}</b> if you have questions.</p>"
+    )
+
+
+def test_documents_keep_urls_as_written(tiny):
+    page = tiny.translate_document(
+        f"<p>je mange {URL.replace('&', '&amp;')} pain</p><p>il voit <i>{MAIL}</i></p>",
+        format="html",
+        beam=1,
+    )
+    assert URL.replace("&", "&amp;") in page and MAIL in page
+    notes = tiny.translate_document(f"je mange {URL} pain\n", format="markdown", beam=1)
+    assert URL in notes  # its _ not escaped
+    cue = f"1\n00:00:01,000 --> 00:00:02,000\nelle aime {MAIL}\n"
+    assert MAIL in tiny.translate_document(cue, format="srt", beam=1)
+    assert URL in tiny.translate_document(f"je mange {URL}\n", format="text", beam=1)
+
+
+def test_the_server_keeps_urls_as_given(tiny):
+    from test_server import client_for
+
+    with client_for(tiny) as client:
+        for form in ("text", "html"):
+            asked = {"q": f"je mange {URL} pain", "source": "fr", "target": "en", "format": form}
+            answer = client.post("/translate", json=asked).json()
+            want = URL if form == "text" else URL.replace("&", "&amp;")
+            assert want in answer["translatedText"] and "URL" not in answer["dropped"]
+
+
+def test_jsonl_and_alignments_count_a_url_as_one_word(tiny_model):
+    line = f"je mange {URL} pain"
+    result = s2a("--model", str(tiny_model), "--format", "jsonl", "--align", line)
+    record = json.loads(result.stdout)
+    assert record["source"] == line and URL in record["translation"]
+    assert "URL" not in record["dropped"]
+    for pair in record["alignment"].split():
+        i, j = map(int, pair.split("-"))
+        assert i < len(line.split()) and j < len(record["translation"].split())
