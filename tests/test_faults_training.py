@@ -156,6 +156,26 @@ def test_a_sigterm_while_validating_stops_once_the_epoch_is_saved(tmp_path, corp
     assert [e["epoch"] for e in resumed["epochs"]] == [1, 2]  # goes on with epoch 2
 
 
+def test_an_epoch_resumed_at_its_last_step_records_no_speed_rather_than_zero(
+    tmp_path, corpus, monkeypatch
+):
+    whole = run(tmp_path / "whole", corpus)["epochs"][0]["step"]  # steps in one epoch
+    why_stop = training._why_stop
+
+    def sigterm_at_the_last_step(cfg, step, **asks):
+        return training.SIGTERM_STOP if step == whole else why_stop(cfg, step, **asks)
+
+    monkeypatch.setattr(training, "_why_stop", sigterm_at_the_last_step)
+    with pytest.raises(training.Terminated):
+        run(tmp_path / "model", corpus)
+    monkeypatch.setattr(training, "_why_stop", why_stop)
+    events: list = []
+    resumed = run(tmp_path / "model", corpus, events, resume=True)
+    assert [e["step"] for e in resumed["epochs"]] == [whole]  # validated, with no step run
+    assert resumed["epochs"][0]["tok_per_s"] is None
+    assert [info["tok_per_s"] for event, info in events if event == "validated"] == [None]
+
+
 # ---- no room to write ----------------------------------------------------------------------
 
 

@@ -104,7 +104,7 @@ def train_epoch(
     shards: list[float],
     sigterms: list[int],
     report: Report,
-) -> tuple[str, float, float]:
+) -> tuple[str, float, float | None]:
     """Train the rest of the current epoch; return (why to stop or '', epochs done, tok/s)."""
     cfg, state = run.cfg, run.state
     rank, world = distributed.rank(), distributed.world()
@@ -152,7 +152,9 @@ def train_epoch(
     if state.position + world > len(plan):  # no whole step left: the epoch is over
         state.epoch, state.position = state.epoch + 1, 0
     done = state.epoch + state.position / len(plan)  # epochs trained, as a fraction
-    return stop, done, window_tokens / max(time.monotonic() - window_start, 1e-9)  # training only
+    # training time only; None when no step ran (an epoch resumed at its end): not 0 tok/s
+    speed = window_tokens / max(time.monotonic() - window_start, 1e-9) if window_tokens else None
+    return stop, done, speed
 
 
 def _count_nan(state: RunState, report: Report) -> None:
@@ -219,7 +221,7 @@ def _save_resume(run: Run) -> None:
     ckpt.save_resume(out_resume(run.out), run.model, run.optimizer, dataclasses.asdict(run.state))
 
 
-def end_epoch(run: Run, done: float, tok_per_s: float, stop: str, report: Report) -> str:
+def end_epoch(run: Run, done: float, tok_per_s: float | None, stop: str, report: Report) -> str:
     """Validate, keep the best model, decay the lr on a plateau; return why to stop or ''."""
     metrics = validate(run.model, run.data, run.device)
     metrics.update(

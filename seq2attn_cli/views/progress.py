@@ -191,10 +191,12 @@ class TrainProgress:
         for name in ("epoch", "step", "loss", "ppl", "BLEU", "chrF", "tok/s", "lr", ""):
             table.add_column(name, justify="right")
         for row in self.rows:
+            speed = row["tok_per_s"]  # None: an epoch resumed at its end ran no step
             table.add_row(
                 f"{row['epoch']:.4g}", f"{row['step']:,}", f"{row['valid_loss']:.3f}",
                 f"{row['valid_ppl']:.2f}", f"{row['valid_bleu']:.2f}", f"{row['valid_chrf']:.2f}",
-                f"{row['tok_per_s']:,.0f}", f"{row['lr']:.2g}", "best" if row.get("saved") else "",
+                "-" if speed is None else f"{speed:,.0f}", f"{row['lr']:.2g}",
+                "best" if row.get("saved") else "",
             )  # fmt: skip
         return table
 
