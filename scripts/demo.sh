@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 S2A=.venv/bin/s2a
 sentences=(
+  "Bonjour !"
+  "Je m'appelle Pierre."
   "je suis étudiant ."
   "Il fait beau aujourd'hui."
   "Où est la gare ?"

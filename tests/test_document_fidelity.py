@@ -47,13 +47,13 @@ def test_what_a_document_leaves_out_is_warned_about_as_for_lines(tiny_model, tmp
 
 def test_a_line_break_after_a_sentence_follows_its_whole_translation(shipped):
     page = shipped.translate_document("<p>Bonjour<br>Il pleut.</p>", format="html")
-    assert page == "<p>Have a nice time<br>It's raining.</p>"
+    assert page == "<p>Good morning<br>It's raining.</p>"
     notes = shipped.translate_document("Bonjour  \nIl pleut.\n", format="markdown")
-    assert notes == "Have a nice time  \nIt's raining.\n"
+    assert notes == "Good morning  \nIt's raining.\n"
     cue = shipped.translate_document(
         "1\n00:00:01,000 --> 00:00:02,000\nBonjour.\nIl pleut.\n", format="srt"
     )
-    assert cue == "1\n00:00:01,000 --> 00:00:02,000\nHave a nice time.\nIt's raining.\n"
+    assert cue == "1\n00:00:01,000 --> 00:00:02,000\nGood morning.\nIt's raining.\n"
 
 
 def links(text: str) -> list[tuple[str, str]]:
