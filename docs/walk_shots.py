@@ -1,13 +1,14 @@
 """Re-take the screenshots of the step-through page (/walk) shown in the README and the guides.
 
-    .venv/bin/python docs/walk_shots.py SMALL_GENERAL SMALL_NONE
+    .venv/bin/python docs/walk_shots.py [SMALL_GENERAL SMALL_NONE]
 
 Serves the embedded model and takes steps 1, 4 and the last of "je suis étudiant ." (the 4th
-step is the article's figure), then serves two small models side by side (`s2a serve --model
-SMALL_GENERAL --compare SMALL_NONE`) and takes step 4 of both. The ones in docs/ were trained
-like step 3 of the guide, but shorter: on 30,000 Tatoeba pairs of at most 6 French words,
-`--attention general` or `none`, `--vocab-size 2000 --embed 96 --hidden 192 --lr 0.003
---max-time 4.5 --threads 1` (validation BLEU 7.91 and 7.70 on the short pairs of valid.tsv).
+step is the article's figure), then, given two small models, serves them side by side
+(`s2a serve --model SMALL_GENERAL --compare SMALL_NONE`) and takes step 4 of both. The ones in
+docs/ were trained like step 3 of the guide, but shorter: on 30,000 Tatoeba pairs of at most 6
+French words, `--attention general` or `none`, `--vocab-size 2000 --embed 96 --hidden 192 --lr
+0.003 --max-time 4.5 --threads 1` (validation BLEU 7.91 and 7.70 on the short pairs of
+valid.tsv).
 Needs playwright and Chromium (/usr/bin/chromium), as tests/test_web_page.py does.
 """
 
@@ -54,7 +55,7 @@ def shoot(browser, url: str, steps: dict[int, str], width: int) -> None:
 
 
 def main() -> None:
-    general, none = sys.argv[1:3]
+    small = sys.argv[1:3]
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         proc, url = serve()
@@ -63,11 +64,12 @@ def main() -> None:
             shoot(browser, url, shots, width=1000)
         finally:
             proc.terminate()
-        proc, url = serve("--model", general, "--compare", none)
-        try:
-            shoot(browser, url, {4: "walk-compare.png"}, width=1300)
-        finally:
-            proc.terminate()
+        if len(small) == 2:
+            proc, url = serve("--model", small[0], "--compare", small[1])
+            try:
+                shoot(browser, url, {4: "walk-compare.png"}, width=1300)
+            finally:
+                proc.terminate()
         browser.close()
 
 
