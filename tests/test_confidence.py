@@ -14,6 +14,7 @@ from conftest import toy_pairs, write_tsv
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
+from seq2attn_cli.data.languages import STOP_SETS
 from seq2attn_cli.decoding.confidence import SIGNALS, coverage, dropped, signals
 from seq2attn_cli.decoding.search import Hypothesis
 from seq2attn_cli.decoding.translator import Translator
@@ -50,6 +51,19 @@ def test_function_words_the_model_reads_with_their_neighbours_are_not_flagged() 
     assert dropped(src, weights, 0.3) == []  # "Il", "a": too short to be flagged
     src = ["▁Elle", "▁a", "▁mangé", "</s>"]
     assert dropped(src, weights, 0.3) == ["Elle"]
+
+
+def test_an_auxiliary_the_translation_carries_is_not_named_as_dropped() -> None:
+    french = STOP_SETS["fr"]
+    weights = [[0.9, 0.0, 0.1, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]  # "won" on gagné
+    assert dropped(["▁Elles", "▁ont", "▁gagné", "</s>"], weights, 0.3, stop=french) == []
+    assert (
+        dropped(["▁Elles", "▁d", "'", "être", "</s>"], [[0.9, 0, 0, 0.1, 0]] * 3, 0.3, stop=french)
+        == []
+    )
+    assert dropped(
+        ["▁Elles", "▁l", "'", "arme", "</s>"], [[0.9, 0, 0, 0.1, 0]] * 3, 0.3, stop=french
+    ) == ["l'arme"]
 
 
 def test_every_signal_is_a_number_and_a_loop_shows_as_repeated_attention() -> None:
