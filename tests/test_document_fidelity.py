@@ -56,6 +56,17 @@ def test_a_line_break_after_a_sentence_follows_its_whole_translation(shipped):
     assert cue == "1\n00:00:01,000 --> 00:00:02,000\nGood morning.\nIt's raining.\n"
 
 
+def test_markup_that_starts_a_paragraph_keeps_the_space_after_it(tiny):
+    page = tiny.translate_document('<p><img src="a.png"> je mange pain</p>', format="html", beam=1)
+    assert page == '<p><img src="a.png"> I eats bread</p>'
+    glued = tiny.translate_document('<p><img src="a.png">je mange pain</p>', format="html", beam=1)
+    assert glued == '<p><img src="a.png">I eats bread</p>'
+    notes = tiny.translate_document("`ls` je mange pain\n", format="markdown", beam=1)
+    assert notes == "`ls` I eats bread\n"
+    broken = tiny.translate_document("<p><br>je mange pain</p>", format="html", beam=1)
+    assert broken == "<p><br>I eats bread</p>"
+
+
 def links(text: str) -> list[tuple[str, str]]:
     """Where a Markdown document's links and images lead, and their titles, in order."""
     return [

@@ -271,7 +271,9 @@ def _inline(chunk: Inline, done: Mapping[str, Any], limit: int | None) -> str:
             chunk.escape(i) if isinstance(i, str) else _parts(_as_parts(i), done)
             for i in chunk.items
         )
-    out = [chunk.escape(run.text[: len(run.text) - len(run.text.lstrip())])]
+    lead = len(run.text) - len(run.text.lstrip())  # spaces before the first word
+    lead = min([lead] + [p.pos for p in run.points])  # those after an atom go with it
+    out = [chunk.escape(run.text[:lead])]
     for k, (a, b) in enumerate(segments):
         last = k == len(segments) - 1
         inside = [
@@ -339,6 +341,7 @@ def _sentence(
             and not run.text[p.pos].isalnum(),
             breaks=p.breaks,
             end=p.breaks and bool(ends) and p.pos >= ends[-1],  # a line break after it all
+            trailing=not p.breaks and p.pos < len(run.text) and run.text[p.pos].isspace(),
         )
         for p in points
     ]

@@ -53,6 +53,7 @@ class Atom:
     glued: bool = False  # punctuation right after it ("see <url>."): it goes before the word's
     breaks: bool = False  # a line break (<br>, a cue's): no space after it
     end: bool = False  # it follows the sentence: it goes after the last target word
+    trailing: bool = False  # a space after it in the source: kept when it goes before a word
 
 
 def aligned_targets(words: list[str], translation: Any) -> tuple[list[str], list[list[int]]]:
@@ -126,7 +127,8 @@ def place(
             else (0, len(tgt) - 1)
         )
         if not atom.end and (atom.after < 0 or not aligned[atom.after]):
-            before.setdefault(lo, []).append((atom.parent, atom.text))
+            text = atom.text + (" " if atom.trailing else "")
+            before.setdefault(lo, []).append((atom.parent, text))
         else:
             j = hi if atom.end else min(max(max(aligned[atom.after]), lo), hi)
             text = (" " if atom.space else "") + atom.text
