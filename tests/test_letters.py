@@ -56,24 +56,24 @@ def test_written_back_pieces_keep_their_number_and_lengths():
 
 
 def test_translations_write_names_with_the_letters_given(shipped, model_writes):
-    if shipped.subwords.knows("á"):
-        pytest.skip("this model has a piece for á")
-    model_writes("Mr Sanchez eats an red apple.")
-    t = shipped.translate("M. Sánchez mange une pomme rouge.")
-    assert t.source == "M. Sánchez mange une pomme rouge."  # as given
-    assert "".join(t.src_tokens) == "▁M.▁Sanchez▁mange▁une▁pomme▁rouge.</s>"  # as read
+    if shipped.subwords.knows("ğ"):
+        pytest.skip("this model has a piece for ğ")
+    model_writes("Mr Erdogan eats an red apple.")
+    t = shipped.translate("M. Erdoğan mange une pomme rouge.")
+    assert t.source == "M. Erdoğan mange une pomme rouge."  # as given
+    assert "".join(t.src_tokens) == "▁M.▁Erdogan▁mange▁une▁pomme▁rouge.</s>"  # as read
     record = t.as_dict()
     assert record["source"] == t.source and record["model_tokens"] == t.model_tokens
-    assert t.text == "Mr Sánchez eats a red apple."
-    assert "Sánchez" in "".join(t.tgt_tokens) and len(t.tgt_tokens) == len(t.model_tokens)
-    assert "Sanchez" in "".join(t.model_tokens)
+    assert t.text == "Mr Erdoğan eats a red apple."
+    assert "Erdoğan" in "".join(t.tgt_tokens) and len(t.tgt_tokens) == len(t.model_tokens)
+    assert "Erdogan" in "".join(t.model_tokens)
     shown = CliRunner().invoke(
-        app, ["inspect", "M. Sánchez mange une pomme rouge.", "--threads", "1"],
+        app, ["inspect", "M. Erdoğan mange une pomme rouge.", "--threads", "1"],
         env={"NO_COLOR": "1"},
     )  # fmt: skip
     said = " ".join(shown.stdout.split())  # as one line, however the terminal wraps it
     assert (
-        "the model wrote: Mr Sanchez eats an red apple. (s2a set a/an by the next word "
+        "the model wrote: Mr Erdogan eats an red apple. (s2a set a/an by the next word "
         "and wrote back the letters it read as base letters)"
     ) in said
 
@@ -85,11 +85,11 @@ def test_a_letter_read_as_its_base_is_not_warned_about_but_one_dropped_is(shippe
 
 
 def test_a_forced_target_is_read_and_shown_as_given(shipped):
-    if shipped.subwords.knows("á"):
-        pytest.skip("this model has a piece for á")
-    args = ["inspect", "Pedro Sánchez est là.", "--target", "Pedro Sánchez is here."]
+    if shipped.subwords.knows("ğ"):
+        pytest.skip("this model has a piece for ğ")
+    args = ["inspect", "Recep Erdoğan est là.", "--target", "Recep Erdoğan is here."]
     shown = CliRunner().invoke(app, [*args, "--threads", "1"], env={"NO_COLOR": "1"})
     assert shown.exit_code == 0, shown.output
-    assert "forced decoding of the given target: Pedro Sánchez is here." in shown.stdout
-    assert "<unk>" not in shown.stdout  # the á was read as a, not as nothing
+    assert "forced decoding of the given target: Recep Erdoğan is here." in shown.stdout
+    assert "<unk>" not in shown.stdout  # the ğ was read as g, not as nothing
     assert "the model wrote" not in shown.stdout  # no rule runs on a given target
