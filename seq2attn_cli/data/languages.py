@@ -22,7 +22,7 @@ STOP_WORDS = {
     "this that these not no do does did have has had my your his her with for from what",
     "fr": "le la les l un une des du de d et ou à au aux est sont était je j tu il elle nous "
     "vous ils elles ce c cette ces ne n pas que qu qui dans pour sur avec mon ma mes son sa "
-    "ai as avons avez ont été être avait avaient",
+    "avons avez ont été être avait avaient",
     "de": "der die das den dem des ein eine einen und oder zu im in ist sind war ich du er "
     "sie wir ihr es nicht kein mit für von auf dass was wie mein dein sein",
     "es": "el la los las un una unos y o a al de del en es son está era yo tú él ella "
