@@ -38,6 +38,10 @@ def s2a(*args: str, stdin: str = "") -> object:
         ("www.example.org/a?b=1 !", "URL !", ("www.example.org/a?b=1",)),
         ("l'URL https://x.fr/a", "l'URL URL", (None, "https://x.fr/a")),  # the word itself
         ("3.14 à M.Dupont, a@b et www.", "3.14 à M.Dupont, a@b et www.", ()),
+        ("voir service-public.fr.", "voir URL.", ("service-public.fr",)),
+        ("sur Amazon.com/fr/livres, ou", "sur URL, ou", ("Amazon.com/fr/livres",)),
+        ("fin du point.De plus, point.Com, 3.fr et le.fr@x.org", "fin du point.De plus, point.Com, "
+         "3.fr et URL", ("le.fr@x.org",)),
     ],
 )  # fmt: skip
 def test_a_url_is_read_without_the_punctuation_after_it(line, read, kept):

@@ -2,15 +2,15 @@
 
 The model has pieces for few of a URL's characters and none for "@", and translated one as
 words: "Voir https://www.example.com/page.html pour les détails." came out as "Vottps:/wwwwell/
-wwith/wwele.com/paged for details.". s2a hides each URL (scheme:// or www.) and e-mail address
-behind the word URL, which the model copies as it copies a name, and writes it back where the
-model wrote that word. What the model reads in a URL's place, on 30 French sentences with one
-or two at the start, middle or end (the embedded model, beam 5): the word URL was copied
-once for each in 26, X in 22; Wikipédia came out mangled ("Wikipeddia"); nothing at all (as
-documents leave out inline code, put back after the target word aligned to the source word
-before it; 15 sentences) placed 8 well and lost the words around it ("Take <url> the detail
-for details."). A translation that lost the word gets the URL after the target word that
-attends most to it.
+wwith/wwele.com/paged for details.". s2a hides each URL (scheme://, www. or a bare domain such
+as service-public.fr) and e-mail address behind the word URL, which the model copies as it
+copies a name, and writes it back where the model wrote that word. What the model reads in a
+URL's place, on 30 French sentences with one or two at the start, middle or end (the embedded
+model, beam 5): the word URL was copied once for each in 26, X in 22; Wikipédia came out
+mangled ("Wikipeddia"); nothing at all (as documents leave out inline code, put back after the
+target word aligned to the source word before it; 15 sentences) placed 8 well and lost the
+words around it ("Take <url> the detail for details."). A translation that lost the word gets
+the URL after the target word that attends most to it.
 """
 
 from __future__ import annotations
@@ -25,8 +25,12 @@ from .alignment import WORD_START, group_pieces
 
 PLACEHOLDER = "URL"
 WORD = re.compile(rf"\b{PLACEHOLDER}\b")
+# the endings of bare domains ("service-public.fr"): common ones that are no French or English
+# word, in lower case, so that a typo such as "fin.De plus" or "point.Com" is no domain
+DOMAINS = "com|org|net|edu|gov|info|io|eu|fr|ch|ca|lu|uk"
 FOUND = re.compile(
     r"\b(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"]+"  # a URL, to the next space or quote
+    rf"|(?<![\w@./+-])(?:[a-z][a-z0-9-]*\.)+(?-i:{DOMAINS})(?![\w@-])(?:/[^\s<>\"]*)?"  # bare
     r"|(?<![\w.+-])(?:mailto:)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+",  # an e-mail address
     re.IGNORECASE,
 )
