@@ -33,7 +33,7 @@ def shoot(browser: Browser, url: str, lines: list[str], width: int, name: str, h
     page.wait_for_selector(f"#lines .line:nth-child({len(lines)})")
     if hover:
         word = page.locator("#lines .line").first.locator(
-            ".words.tgt .w", has_text=re.compile(f"^{hover}$")
+            ".words.tgt .w", has_text=re.compile(f"^{re.escape(hover)}$")
         )
         word.first.hover()
     page.screenshot(path=str(DOCS / name), full_page=True)

@@ -56,6 +56,8 @@ def shoot(browser, url: str, steps: dict[int, str], width: int) -> None:
 
 def main() -> None:
     small = sys.argv[1:3]
+    if len(small) == 1:
+        sys.exit("usage: walk_shots.py [SMALL_MODEL_A SMALL_MODEL_B] (both, or none)")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         proc, url = serve()

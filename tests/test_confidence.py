@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.data.languages import STOP_SETS
-from seq2attn_cli.decoding.confidence import SIGNALS, coverage, dropped, signals
+from seq2attn_cli.decoding.confidence import SIGNALS, can_drop, coverage, dropped, signals
 from seq2attn_cli.decoding.search import Hypothesis
 from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.errors import ModelError
@@ -64,6 +64,13 @@ def test_an_auxiliary_the_translation_carries_is_not_named_as_dropped() -> None:
     assert dropped(
         ["▁Elles", "▁l", "'", "arme", "</s>"], [[0.9, 0, 0, 0.1, 0]] * 3, 0.3, stop=french
     ) == ["l'arme"]
+
+
+def test_only_an_elided_article_or_pronoun_is_read_past() -> None:
+    french, english = STOP_SETS["fr"], STOP_SETS["en"]
+    assert not can_drop("d'être", french) and not can_drop("qu'il", french)
+    assert can_drop("l'arme", french) and can_drop("quelqu'un", french)
+    assert can_drop("can't", english) and can_drop("Obama's", english)
 
 
 def test_every_signal_is_a_number_and_a_loop_shows_as_repeated_attention() -> None:

@@ -65,6 +65,10 @@ def test_markup_that_starts_a_paragraph_keeps_the_space_after_it(tiny):
     assert notes == "`ls` I eats bread\n"
     broken = tiny.translate_document("<p><br>je mange pain</p>", format="html", beam=1)
     assert broken == "<p><br>I eats bread</p>"
+    both = tiny.translate_document(
+        '<p><img src="a.png"><br>je mange pain</p>', format="html", beam=1
+    )
+    assert both == '<p><img src="a.png"><br>I eats bread</p>'  # no space of its own before <br>
 
 
 def links(text: str) -> list[tuple[str, str]]:

@@ -341,7 +341,9 @@ def _sentence(
             and not run.text[p.pos].isalnum(),
             breaks=p.breaks,
             end=p.breaks and bool(ends) and p.pos >= ends[-1],  # a line break after it all
-            trailing=not p.breaks and p.pos < len(run.text) and run.text[p.pos].isspace(),
+            trailing=not any(q.breaks for q in run.points if q.pos == p.pos)  # its space
+            and p.pos < len(run.text)
+            and run.text[p.pos].isspace(),
         )
         for p in points
     ]
