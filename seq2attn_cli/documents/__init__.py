@@ -1,7 +1,7 @@
 """Documents, not just lines: plain text, HTML, Markdown and subtitles, translated with their
 structure kept and their inline markup placed by attention.
 
-Each format has a module that reads a document into chunks (inline.py): what is written as
+Each format has a module that reads a document into chunks (chunks.py): what is written as
 it was, and the runs of text to translate. translate_document translates every sentence of
 a document in one call and writes it back. Imports no torch: the translator is passed in.
 """
@@ -15,7 +15,8 @@ from typing import Any
 from ..data.streams import not_text
 from ..errors import DocumentError
 from . import html, markdown, srt, text
-from .inline import Chunk, render, sources
+from .chunks import Chunk
+from .inline import render, sources
 
 READERS: dict[str, Callable[[str], list[Chunk]]] = {
     "text": text.read,

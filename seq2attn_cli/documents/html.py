@@ -13,7 +13,7 @@ import html
 import re
 from html.parser import HTMLParser
 
-from .inline import Chunk, Close, Inline, Keep, Open, Part, Plain
+from .chunks import Chunk, Close, Inline, Keep, Open, Part, Plain
 
 # inline elements: their tags are carried over to the words they wrapped
 INLINE = set(

@@ -1,15 +1,14 @@
 """Inline markup carried over to a translation: each tag goes around the target words that
 attention aligns to the source words it wrapped, as Bergamot (Firefox Translations) does.
 
-A format module (html.py, markdown.py, srt.py) reads a document into chunks: text written as
-it was, `Plain` runs translated without markup (an alt or title attribute), and `Inline` runs:
-the text of one block (a paragraph, a heading, a table cell, a cue) with its inline markup as
-`Open`/`Close` pairs and `Keep` atoms (inline code, <br>, an image) written as they were.
-`translate_chunks` cuts each run into sentences (parts.sentences_of), translates them all in
-one call and writes the document back. The tags of a sentence nest as in the source, and so
-they do in the output: a tag's target words lie within its parent's, siblings never overlap,
-and a tag whose words could not be kept apart is written empty, never dropped or doubled.
-A run whose tags do not nest in the source keeps each tag as a `Keep`, placed the same way.
+A format module (html.py, markdown.py, srt.py) reads a document into chunks (chunks.py): text
+written as it was, `Plain` runs and `Inline` runs with their `Open`/`Close` tag pairs and
+`Keep` atoms. `translate_chunks` cuts each run into sentences (parts.sentences_of), translates
+them all in one call and writes the document back. The tags of a sentence nest as in the
+source, and so they do in the output: a tag's target words lie within its parent's, siblings
+never overlap, and a tag whose words could not be kept apart is written empty, never dropped or
+doubled. A run whose tags do not nest in the source keeps each tag as a `Keep`, placed the same
+way.
 """
 
 from __future__ import annotations
@@ -21,66 +20,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..decoding.parts import sentences_of, split
+from .chunks import Chunk, Close, Inline, Item, Keep, Open, Part, Plain
 from .placement import Atom, Tag, aligned_targets, place
 
 MAX_DEPTH = 32  # tags nested deeper than this in one run are kept as they were, not placed
 WORD = re.compile(r"\S+")
 FULL_STOP = re.compile(r"[.!?…:;]\W*$")  # a source sentence that ends as a sentence does
-
-
-def same(text: str) -> str:
-    """Text written as it is (Markdown, plain text)."""
-    return text
-
-
-@dataclass(frozen=True)
-class Plain:
-    """A run of text translated without markup, e.g. a title attribute's value."""
-
-    source: str
-    escape: Callable[[str], str] = same
-
-
-Part = str | Plain  # the text of a tag: as written, or with an attribute to translate
-
-
-@dataclass(frozen=True)
-class Open:
-    """An opening tag, as written (`<b>`, `**`, `[`), and its name to match its Close."""
-
-    parts: tuple[Part, ...]
-    name: str
-
-
-@dataclass(frozen=True)
-class Close:
-    """A closing tag, as written (`</b>`, `**`, `](https://...)`)."""
-
-    text: str
-    name: str
-
-
-@dataclass(frozen=True)
-class Keep:
-    """Markup written as it was, never translated: inline code, <br>, an image."""
-
-    parts: tuple[Part, ...]
-    breaks: bool = False  # it parts words as a space does (<br>, a line break)
-    cuts: bool = False  # and sentences too (<br>, but not a line break inside a subtitle)
-
-
-Item = str | Open | Close | Keep
-
-
-@dataclass
-class Inline:
-    """The text of one block with its inline markup; `escape` writes text into the format."""
-
-    items: list[Item]
-    escape: Callable[[str], str] = same
-
-
-Chunk = str | Plain | Inline
 
 
 @dataclass

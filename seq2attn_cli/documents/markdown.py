@@ -20,7 +20,7 @@ from markdown_it.rules_inline.state_inline import StateInline
 from markdown_it.token import Token
 
 from ..decoding.urls import found
-from .inline import Chunk, Close, Inline, Item, Keep, Open, Plain
+from .chunks import Chunk, Close, Inline, Item, Keep, Open, Plain
 
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
 SPECIAL = re.compile(r"[\\`*_\[\]<>]")  # in text, these would start markup

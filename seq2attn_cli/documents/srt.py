@@ -15,7 +15,7 @@ import srt
 
 from ..errors import DocumentError
 from . import html
-from .inline import Chunk, Inline, Keep, same
+from .chunks import Chunk, Inline, Keep, same
 
 BLANK = re.compile(r"((?:\r?\n)(?:[ \t]*\r?\n)+)")  # what parts two cues
 DIALOGUE = re.compile(r"^(\s*-+\s*)(.*)$", re.S)

@@ -3,7 +3,7 @@ space, so N lines in give N lines out and blank lines and indentation stay where
 
 from __future__ import annotations
 
-from .inline import Chunk, Inline
+from .chunks import Chunk, Inline
 
 
 def read(text: str) -> list[Chunk]:

@@ -1,0 +1,67 @@
+"""What a format module (html.py, markdown.py, srt.py, text.py) reads a document into: chunks.
+
+Text written as it was (a str), `Plain` runs translated without markup (an alt or title
+attribute), and `Inline` runs: the text of one block (a paragraph, a heading, a table cell, a
+cue) with its inline markup as `Open`/`Close` pairs and `Keep` atoms (inline code, <br>, an
+image) written as they were. inline.py translates them and writes the document back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+def same(text: str) -> str:
+    """Text written as it is (Markdown, plain text)."""
+    return text
+
+
+@dataclass(frozen=True)
+class Plain:
+    """A run of text translated without markup, e.g. a title attribute's value."""
+
+    source: str
+    escape: Callable[[str], str] = same
+
+
+Part = str | Plain  # the text of a tag: as written, or with an attribute to translate
+
+
+@dataclass(frozen=True)
+class Open:
+    """An opening tag, as written (`<b>`, `**`, `[`), and its name to match its Close."""
+
+    parts: tuple[Part, ...]
+    name: str
+
+
+@dataclass(frozen=True)
+class Close:
+    """A closing tag, as written (`</b>`, `**`, `](https://...)`)."""
+
+    text: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Keep:
+    """Markup written as it was, never translated: inline code, <br>, an image."""
+
+    parts: tuple[Part, ...]
+    breaks: bool = False  # it parts words as a space does (<br>, a line break)
+    cuts: bool = False  # and sentences too (<br>, but not a line break inside a subtitle)
+
+
+Item = str | Open | Close | Keep
+
+
+@dataclass
+class Inline:
+    """The text of one block with its inline markup; `escape` writes text into the format."""
+
+    items: list[Item]
+    escape: Callable[[str], str] = same
+
+
+Chunk = str | Plain | Inline
