@@ -7,7 +7,6 @@ Each corpus is read up to three times, never held as text: to pick the validatio
 
 from __future__ import annotations
 
-import operator
 import random
 import time
 from array import array
@@ -17,9 +16,10 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from ..config import BOS, EOS, PAD, UNK, CorpusSpec, TrainConfig
+from ..config import CorpusSpec, TrainConfig
 from ..errors import CorpusError
 from . import languages
+from .ids import IdStore, to_output_ids
 from .noise import noisy_copies
 from .reading import BUCKETS, ReadReport, bucket_of, iter_pairs, normalize, read_pairs
 from .subwords import Subwords, train_subwords
@@ -29,28 +29,6 @@ MIN_VALID = 10  # fewer held-out pairs than this make validation figures meaning
 SPM_SENTENCES = 1_000_000  # text sampled for SentencePiece: plenty for 8-16k pieces
 PIECE_LIMITS = (100, 150, 200, 250, 300)  # --max-pieces values whose losses each run records
 PROGRESS_EVERY = 10_000  # pairs between reports of how far reading a corpus is
-
-
-class IdStore:
-    """Many id sequences in one flat array: 2 bytes an id instead of a Python int's 36."""
-
-    def __init__(self, *, wide: bool) -> None:
-        self.ids = array("I" if wide else "H")
-        self.starts = array("Q", [0])
-
-    def append(self, ids: list[int]) -> None:
-        self.ids.extend(ids)
-        self.starts.append(len(self.ids))
-
-    def __len__(self) -> int:
-        return len(self.starts) - 1
-
-    def __getitem__(self, i: int) -> list[int]:
-        return self.ids[self.starts[i] : self.starts[i + 1]].tolist()
-
-    def lengths(self) -> array:
-        """Length of every sequence, 4 bytes each (a list of tuples took 80)."""
-        return array("I", map(operator.sub, self.starts[1:], self.starts[:-1]))
 
 
 @dataclass
@@ -117,7 +95,7 @@ def prepare(
         report("corpus", {"stats": info})
     if not len(src_store):
         raise CorpusError(f"{corpora[0].path}: no pair left to train on")
-    tgt_pieces, table = _to_output_ids(tgt_store, tgt_pieces, len(subwords))
+    tgt_pieces, table = to_output_ids(tgt_store, tgt_pieces, len(subwords))
     sets = [_valid_set(name, pairs, subwords, table, cfg) for name, pairs in valid_sets]
     summary = {
         "languages": {"source": direction[0], "target": direction[1]},
@@ -140,22 +118,6 @@ def prepare(
         tgt_pieces=tgt_pieces,
         stats=summary,
     )
-
-
-def _to_output_ids(
-    tgt_store: IdStore, tgt_pieces: list[int] | None, vocab: int
-) -> tuple[list[int], array]:
-    """Renumber the target side into output ids; the output pieces and the id table."""
-    if tgt_pieces is None:  # a new model: the pieces its training targets use
-        seen = set(tgt_store.ids)
-        tgt_pieces = [PAD, UNK, BOS, EOS] + sorted(seen - {PAD, UNK, BOS, EOS})
-    table = array(tgt_store.ids.typecode, [UNK] * vocab)  # SentencePiece id -> output
-    for i, p in enumerate(tgt_pieces):
-        table[p] = i
-    ids, step = tgt_store.ids, 1 << 20  # in place, a slice at a time: no second copy
-    for a in range(0, len(ids), step):
-        ids[a : a + step] = array(ids.typecode, map(table.__getitem__, ids[a : a + step]))
-    return tgt_pieces, table
 
 
 def _valid_set(
