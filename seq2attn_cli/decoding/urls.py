@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,13 +73,18 @@ def found(text: str) -> Iterator[tuple[int, str]]:
             yield m.start(), url
 
 
+def around(text: str, other: Callable[[str], str], url: Callable[[str], str]) -> str:
+    """`text` with `url` applied to each URL and e-mail address and `other` to what is between."""
+    out, at = [], 0
+    for start, link in found(text):
+        out += [other(text[at:start]), url(link)]
+        at = start + len(link)
+    return "".join(out) + other(text[at:])
+
+
 def outside(text: str) -> str:
     """`text` with each URL and e-mail address a space: what the model must read of it."""
-    out, at = [], 0
-    for start, url in found(text):
-        out += [text[at:start], " "]
-        at = start + len(url)
-    return "".join(out) + text[at:]
+    return around(text, str, lambda _: " ")
 
 
 def _trimmed(url: str) -> str:
@@ -139,7 +144,7 @@ def _found_again(t: Any, hidden: Hidden) -> Any:
         if url:
             j = _target(slot, len(source), len(words), attention if lined_up else None)
             placed.setdefault(j, []).append((slot, url))
-    tokens, weights = list(t.tgt_tokens), [list(row) for row in t.weights]
+    tokens, weights = list(t.tgt_tokens), list(t.weights)  # rows shared, new ones inserted
     src_groups, tgt_groups = group_pieces(t.src_tokens)[1], group_pieces(t.tgt_tokens)[1]
     for j in sorted(placed, reverse=True):
         urls = placed[j]

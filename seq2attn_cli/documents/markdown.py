@@ -19,7 +19,7 @@ from markdown_it.rules_inline import autolink, image, link
 from markdown_it.rules_inline.state_inline import StateInline
 from markdown_it.token import Token
 
-from ..decoding.urls import found
+from ..decoding.urls import around
 from .chunks import Chunk, Close, Inline, Item, Keep, Open, Plain
 
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
@@ -73,11 +73,7 @@ def read(text: str) -> list[Chunk]:
 def escape(text: str) -> str:
     """Text written into Markdown: the characters that would start markup escaped, but those
     of a URL or e-mail address, which comes out as it was written (its text held them)."""
-    out, at = [], 0
-    for start, url in found(text):
-        out += [SPECIAL.sub(r"\\\g<0>", text[at:start]), url]
-        at = start + len(url)
-    return "".join(out) + SPECIAL.sub(r"\\\g<0>", text[at:])
+    return around(text, lambda other: SPECIAL.sub(r"\\\g<0>", other), str)
 
 
 def _locate(
