@@ -29,7 +29,8 @@ import torch
 from seq2attn_cli.checkpoint import CONFIG, read_json, write_json
 from seq2attn_cli.data.reading import read_pairs
 from seq2attn_cli.decoding.confidence import SIGNALS, can_drop, coverage, signals
-from seq2attn_cli.decoding.translator import Translation, Translator
+from seq2attn_cli.decoding.translation import Translation
+from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.errors import CorpusError, ModelError
 from seq2attn_cli.evaluation import sentence_chrf, spearman
 

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .decoding.translator import Translation, Translator
+    from .decoding.translation import Translation
+    from .decoding.translator import Translator
 
 try:
     __version__ = version("seq2attn-cli")
@@ -44,8 +45,12 @@ def load(
 
 def __getattr__(name: str):
     """Translator and Translation on first use, so that the import stays free of torch."""
-    if name in ("Translator", "Translation"):
-        from .decoding import translator
+    if name == "Translator":
+        from .decoding.translator import Translator
 
-        return getattr(translator, name)
+        return Translator
+    if name == "Translation":  # torch-free: a result type of plain lists
+        from .decoding.translation import Translation
+
+        return Translation
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

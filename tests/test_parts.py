@@ -8,8 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
-from seq2attn_cli.decoding.parts import split
-from seq2attn_cli.decoding.translator import Translation, Translator, joined
+from seq2attn_cli.decoding.parts import joined, split
+from seq2attn_cli.decoding.translation import Translation
+from seq2attn_cli.decoding.translator import Translator
 
 # 16 short sentences: about 150 pieces for the tiny model, so 2 parts or more
 LONG = " ".join(["Je mange pain rouge."] * 8 + ["Il voit chat petit, nous aime eau."] * 8)

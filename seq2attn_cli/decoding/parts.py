@@ -13,8 +13,13 @@ letters.py) see one part at a time: an "a" that ends a part keeps the model's ch
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from array import array
 from collections.abc import Callable
+
+from ..data.subwords import EOS_PIECE
+from .translation import Translation, distinct
 
 # Where a sentence may end: . ! ? or … (with closing quotes or brackets), a space, then what
 # can start a sentence. A full stop after an initial or a title ("M. Dupont") is not an end.
@@ -59,3 +64,48 @@ def sentences_of(text: str) -> list[str]:
         start = m.end()
     parts.append(text[start:])
     return [p for p in parts if p]
+
+
+def joined(source: str, parts: list[Translation], *, truncated: bool) -> Translation:
+    """The translations of a line's parts as one: pieces end to end, attention block by block.
+
+    A part's own </s> is not shown: its row is dropped (the last part's stays) and the weight
+    on its </s> column goes to the line's </s>, so each row still sums to one.
+    """
+    if len(parts) < 2:
+        one = parts[0] if parts else Translation(source, "", 0.0, [], [], [])
+        return dataclasses.replace(one, source=source, truncated=truncated)
+    src = [p for part in parts for p in part.src_tokens[:-1]] + [EOS_PIECE]
+    tgt = [p for part in parts for p in part.tgt_tokens[:-1]] + [EOS_PIECE]
+    own = [p for part in parts for p in (part.model_tokens or part.tgt_tokens)[:-1]] + [EOS_PIECE]
+    weights, offset = [], 0
+    for k, part in enumerate(parts):
+        width = len(part.src_tokens) - 1  # this part's pieces, without its </s>
+        for row in part.weights[: None if k == len(parts) - 1 else -1]:
+            if not part.has_attention:  # --attention none: one column, the context vector
+                weights.append(row)
+                continue
+            full = array("f", [0.0]) * len(src)  # (src_len,)
+            full[offset : offset + width], full[-1] = row[:width], row[width]
+            weights.append(full)
+        offset += width
+    lengths = [len(part.tgt_tokens) for part in parts]
+    text = " ".join(part.text for part in parts if part.text)
+    return Translation(
+        source=source,
+        text=text,
+        score=sum(p.score * n for p, n in zip(parts, lengths, strict=True)) / sum(lengths),
+        src_tokens=src,
+        tgt_tokens=tgt,
+        weights=weights,
+        truncated=truncated,
+        parts=len(parts),
+        model_tokens=own if own != tgt else [],
+        alternatives=distinct([" ".join(filter(None, texts)) for texts in by_rank(parts)], text),
+    )
+
+
+def by_rank(translations: list[Translation]) -> list[list[str]]:
+    """For each rank k, each translation's k-th alternative (its text if it has none)."""
+    most = max((len(t.alternatives) for t in translations), default=0)
+    return [[(t.alternatives[k : k + 1] or [t.text])[0] for t in translations] for k in range(most)]

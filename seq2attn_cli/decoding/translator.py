@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
 
@@ -18,72 +17,14 @@ from ..data.reading import normalize
 from ..data.subwords import EOS_PIECE, Subwords
 from ..model.int8 import quantize
 from ..model.seq2seq import Seq2Seq
-from .alignment import word_alignment, word_level
 from .articles import agree
 from .batched import translate_ids
 from .confidence import confidence, dropped, signals
 from .letters import fold, write_back, write_back_pieces
-from .parts import PART_PIECES, split
+from .parts import PART_PIECES, joined, split
 from .search import Hypothesis
+from .translation import Translation, distinct
 from .urls import Hidden, hide, outside, with_urls
-
-
-@dataclass(frozen=True)
-class Translation:
-    """One translated sentence, with everything needed to show how it was made."""
-
-    source: str
-    text: str
-    score: float  # log-probability per output piece
-    src_tokens: list[str]  # source pieces, then </s>
-    tgt_tokens: list[str]  # output pieces, then </s>
-    # attention: one row per tgt token, one column per src token (float32 arrays: search.py)
-    weights: list[Sequence[float]]
-    truncated: bool = False  # the source was longer than the model takes and was cut
-    # the model's own pieces, when a rule after the search changed them (articles.py: a/an;
-    # letters.py: letters written back, so tgt_tokens may hold pieces the vocabulary lacks);
-    # the weights are from the model's pieces; else empty
-    model_tokens: list[str] = field(default_factory=list)
-    parts: int = 1  # a long line is translated in parts, joined (parts.py)
-    # the beam's next-best translations, best first, after the same rules; none equal to
-    # `text` or to each other (empty for greedy search)
-    alternatives: list[str] = field(default_factory=list)
-    confidence: float = 0.0  # how sure the model is of it, in [0, 1] (confidence.py)
-    dropped: list[str] = field(default_factory=list)  # source words it may have left out
-
-    @property
-    def has_attention(self) -> bool:
-        """False for `--attention none` models: their one column is the single context vector."""
-        return bool(self.weights) and len(self.weights[0]) == len(self.src_tokens)
-
-    @property
-    def alignment(self) -> list[tuple[int, int]]:
-        """Word alignment: (source word, target word) index pairs, in Pharaoh order."""
-        if not self.has_attention:
-            return []
-        return word_alignment(self.src_tokens, self.tgt_tokens, self.weights)
-
-    @property
-    def word_attention(self) -> tuple[list[str], list[str], list[list[float]]]:
-        """Attention between words, not pieces: (source words, target words, weights)."""
-        if not self.has_attention:
-            return [], [], []
-        return word_level(self.src_tokens, self.tgt_tokens, self.weights)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The JSON-ready form written by `--format jsonl`."""
-        return {
-            "source": self.source,
-            "translation": self.text,
-            "score": round(self.score, 4),
-            "src_tokens": self.src_tokens,
-            "tgt_tokens": self.tgt_tokens,
-            "attention": [[round(w, 4) for w in row] for row in self.weights],
-            "model_tokens": self.model_tokens,
-            "parts": self.parts,
-            "confidence": round(self.confidence, 4),
-            "dropped": self.dropped,
-        }
 
 
 @dataclass(frozen=True)
@@ -245,56 +186,6 @@ class Translator:
         agreed = agree(own) if self.english else own  # articles.py
         pieces = write_back_pieces(agreed, given)  # letters.py
         return own, pieces, write_back(self.subwords.text(agreed), given)
-
-
-def distinct(texts: list[str], best: str) -> list[str]:
-    """Texts in their order, each once, without `best`: alternatives to it."""
-    return [t for t in dict.fromkeys(texts) if t != best]
-
-
-def joined(source: str, parts: list[Translation], *, truncated: bool) -> Translation:
-    """The translations of a line's parts as one: pieces end to end, attention block by block.
-
-    A part's own </s> is not shown: its row is dropped (the last part's stays) and the weight
-    on its </s> column goes to the line's </s>, so each row still sums to one.
-    """
-    if len(parts) < 2:
-        one = parts[0] if parts else Translation(source, "", 0.0, [], [], [])
-        return dataclasses.replace(one, source=source, truncated=truncated)
-    src = [p for part in parts for p in part.src_tokens[:-1]] + [EOS_PIECE]
-    tgt = [p for part in parts for p in part.tgt_tokens[:-1]] + [EOS_PIECE]
-    own = [p for part in parts for p in (part.model_tokens or part.tgt_tokens)[:-1]] + [EOS_PIECE]
-    weights, offset = [], 0
-    for k, part in enumerate(parts):
-        width = len(part.src_tokens) - 1  # this part's pieces, without its </s>
-        for row in part.weights[: None if k == len(parts) - 1 else -1]:
-            if not part.has_attention:  # --attention none: one column, the context vector
-                weights.append(row)
-                continue
-            full = array("f", [0.0]) * len(src)  # (src_len,)
-            full[offset : offset + width], full[-1] = row[:width], row[width]
-            weights.append(full)
-        offset += width
-    lengths = [len(part.tgt_tokens) for part in parts]
-    text = " ".join(part.text for part in parts if part.text)
-    return Translation(
-        source=source,
-        text=text,
-        score=sum(p.score * n for p, n in zip(parts, lengths, strict=True)) / sum(lengths),
-        src_tokens=src,
-        tgt_tokens=tgt,
-        weights=weights,
-        truncated=truncated,
-        parts=len(parts),
-        model_tokens=own if own != tgt else [],
-        alternatives=distinct([" ".join(filter(None, texts)) for texts in by_rank(parts)], text),
-    )
-
-
-def by_rank(translations: list[Translation]) -> list[list[str]]:
-    """For each rank k, each translation's k-th alternative (its text if it has none)."""
-    most = max((len(t.alternatives) for t in translations), default=0)
-    return [[(t.alternatives[k : k + 1] or [t.text])[0] for t in translations] for k in range(most)]
 
 
 def _describe(value: Any) -> str:

@@ -19,9 +19,9 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from .alignment import WORD_START, group_pieces
+from .translation import Translation
 
 PLACEHOLDER = "URL"
 WORD = re.compile(rf"\b{PLACEHOLDER}\b")
@@ -98,9 +98,7 @@ def _trimmed(url: str) -> str:
     return url
 
 
-# a Translation is passed as Any: its module imports torch, and documents (markdown.escape)
-# import this one for `found`, torch-free
-def with_urls(t: Any, hidden: Hidden) -> Any:
+def with_urls(t: Translation, hidden: Hidden) -> Translation:
     """A Translation with the URLs the model read as the word URL written back as given.
 
     Its tokens, attention and alignment stay the model's, the word URL in each URL's place,
@@ -130,7 +128,7 @@ def put_back(text: str, hidden: Hidden) -> str | None:
     return WORD.sub(lambda m: next(kept) or m.group(), text)
 
 
-def _found_again(t: Any, hidden: Hidden) -> Any:
+def _found_again(t: Translation, hidden: Hidden) -> Translation:
     """`t`, which lost a word URL, with each URL in the target word attending most to it: its
     word URL, or a word URL added after it to the tokens, attending to the source's alone."""
     words, source = t.text.split(), hidden.text.split()

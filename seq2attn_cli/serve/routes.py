@@ -15,7 +15,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ..decoding.alignment import pharaoh
-from ..decoding.translator import Translation, Translator, by_rank, distinct
+from ..decoding.parts import by_rank
+from ..decoding.translation import Translation, distinct
+from ..decoding.translator import Translator
 from .detect import UNDETERMINED, Detector, source_of
 from .fields import (
     FILE_FIELDS,

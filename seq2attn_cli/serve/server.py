@@ -34,7 +34,8 @@ from starlette.routing import Route
 
 from ..config import DECODE, StoredConfig
 from ..data.languages import NAMES
-from ..decoding.translator import Translation, Translator
+from ..decoding.translation import Translation
+from ..decoding.translator import Translator
 from ..documents import EXTENSIONS
 from .detect import UNDETERMINED, Detector
 from .fields import Limits, RateLimit, Refused

@@ -1,0 +1,72 @@
+"""One translated sentence: its text and everything needed to show how it was made."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .alignment import word_alignment, word_level
+
+
+@dataclass(frozen=True)
+class Translation:
+    """One translated sentence, with everything needed to show how it was made."""
+
+    source: str
+    text: str
+    score: float  # log-probability per output piece
+    src_tokens: list[str]  # source pieces, then </s>
+    tgt_tokens: list[str]  # output pieces, then </s>
+    # attention: one row per tgt token, one column per src token (float32 arrays: search.py)
+    weights: list[Sequence[float]]
+    truncated: bool = False  # the source was longer than the model takes and was cut
+    # the model's own pieces, when a rule after the search changed them (articles.py: a/an;
+    # letters.py: letters written back, so tgt_tokens may hold pieces the vocabulary lacks);
+    # the weights are from the model's pieces; else empty
+    model_tokens: list[str] = field(default_factory=list)
+    parts: int = 1  # a long line is translated in parts, joined (parts.py)
+    # the beam's next-best translations, best first, after the same rules; none equal to
+    # `text` or to each other (empty for greedy search)
+    alternatives: list[str] = field(default_factory=list)
+    confidence: float = 0.0  # how sure the model is of it, in [0, 1] (confidence.py)
+    dropped: list[str] = field(default_factory=list)  # source words it may have left out
+
+    @property
+    def has_attention(self) -> bool:
+        """False for `--attention none` models: their one column is the single context vector."""
+        return bool(self.weights) and len(self.weights[0]) == len(self.src_tokens)
+
+    @property
+    def alignment(self) -> list[tuple[int, int]]:
+        """Word alignment: (source word, target word) index pairs, in Pharaoh order."""
+        if not self.has_attention:
+            return []
+        return word_alignment(self.src_tokens, self.tgt_tokens, self.weights)
+
+    @property
+    def word_attention(self) -> tuple[list[str], list[str], list[list[float]]]:
+        """Attention between words, not pieces: (source words, target words, weights)."""
+        if not self.has_attention:
+            return [], [], []
+        return word_level(self.src_tokens, self.tgt_tokens, self.weights)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON-ready form written by `--format jsonl`."""
+        return {
+            "source": self.source,
+            "translation": self.text,
+            "score": round(self.score, 4),
+            "src_tokens": self.src_tokens,
+            "tgt_tokens": self.tgt_tokens,
+            "attention": [[round(w, 4) for w in row] for row in self.weights],
+            "model_tokens": self.model_tokens,
+            "parts": self.parts,
+            "confidence": round(self.confidence, 4),
+            "dropped": self.dropped,
+        }
+
+
+def distinct(texts: list[str], best: str) -> list[str]:
+    """Texts in their order, each once, without `best`: alternatives to it."""
+    return [t for t in dict.fromkeys(texts) if t != best]
