@@ -4,6 +4,7 @@ Markdown, subtitles) in and the same document, translated, out."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +31,6 @@ from .common import (
     setup_torch,
     use_color,
 )
-from .prompt import prompt
 
 
 def translate(
@@ -113,7 +113,7 @@ def translate(
         if texts:
             emit(texts, 1)
         elif stream is None and sys.stdin.isatty():
-            prompt(emit)
+            _prompt(emit)
         else:
             from ..data.streams import line_chunks, not_text
 
@@ -240,6 +240,42 @@ def _warn(t: Any, place: str, unknown: list[str]) -> None:
             f"{escape(runs)}; translated without them",
             soft_wrap=True,
         )
+
+
+def _input(prompt: str) -> str:
+    """input() with line editing and history (readline), its prompt on stderr, not stdout."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)  # readline writes its prompt and echo to stdout: make that the terminal
+    try:
+        return input(prompt)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _prompt(emit: Any) -> None:
+    """The interactive prompt: Up/Down recall, Ctrl-C cancels the line, Ctrl-D ends."""
+    try:
+        import readline  # noqa: F401  (importing it gives input() line editing and history)
+    except ImportError:  # no readline (Windows): a plain prompt
+        pass
+    err.print("s2a: type a sentence and press Enter (Ctrl-D to end)")
+    line_no = 1
+    while True:
+        try:
+            line = _input("> ")
+        except EOFError:  # Ctrl-D
+            err.print()
+            return
+        except KeyboardInterrupt:  # Ctrl-C: drop this line, as a shell does
+            err.print()
+            continue
+        try:
+            emit([line], line_no)
+        except KeyboardInterrupt:
+            err.print("(cancelled)")
+        line_no += 1
 
 
 def _write(
