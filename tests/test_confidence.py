@@ -15,13 +15,22 @@ from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.data.languages import STOP_SETS
-from seq2attn_cli.decoding.confidence import SIGNALS, can_drop, coverage, dropped, signals
+from seq2attn_cli.decoding.confidence import (
+    SIGNALS,
+    Unflagged,
+    can_drop,
+    coverage,
+    dropped,
+    signals,
+)
 from seq2attn_cli.decoding.search import Hypothesis
 from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.errors import ModelError
 from seq2attn_cli.evaluation import ranks, spearman
 
 runner = CliRunner()
+NONE = Unflagged()  # every word of three letters or more can be named as dropped
+FRENCH = Unflagged.of("fr")
 REPO = Path(__file__).parent.parent
 # "Je m'appelle Pierre." as SentencePiece cuts it; three output steps and </s>
 SRC = ["▁Je", "▁m", "'", "appel", "le", "▁Pierre", ".", "</s>"]
@@ -37,33 +46,65 @@ def test_a_word_the_attention_never_covers_is_named_as_dropped() -> None:
     words, covered = coverage(SRC, NEVER_PIERRE)
     assert words == ["Je", "m'appelle", "Pierre", "."]  # pieces of a word summed
     assert covered[words.index("Pierre")] == 0 and covered[words.index("m'appelle")] > 0.5
-    assert dropped(SRC, NEVER_PIERRE, 0.3) == ["Pierre"]
+    assert dropped(SRC, NEVER_PIERRE, 0.3, NONE) == ["Pierre"]
     # the same attention, with a step that looks at "Pierre", drops nothing
     looked = [row[:] for row in NEVER_PIERRE]
     looked[2] = [0.0, 0.0, 0.0, 0.0, 0.0, 0.8, 0.1, 0.1]
-    assert dropped(SRC, looked, 0.3) == []
+    assert dropped(SRC, looked, 0.3, NONE) == []
 
 
 def test_function_words_the_model_reads_with_their_neighbours_are_not_flagged() -> None:
     src = ["▁Il", "▁a", "▁mangé", "</s>"]
     weights = [[0.2, 0.0, 0.8, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
-    assert dropped(src, weights, 0.3, stop=frozenset({"il", "a"})) == []
-    assert dropped(src, weights, 0.3) == []  # "Il", "a": too short to be flagged
+    assert dropped(src, weights, 0.3, Unflagged(words=frozenset({"il", "a"}))) == []
+    assert dropped(src, weights, 0.3, NONE) == []  # "Il", "a": too short to be flagged
     src = ["▁Elle", "▁a", "▁mangé", "</s>"]
-    assert dropped(src, weights, 0.3) == ["Elle"]
+    assert dropped(src, weights, 0.3, NONE) == ["Elle"]
 
 
 def test_an_auxiliary_the_translation_carries_is_not_named_as_dropped() -> None:
-    french = STOP_SETS["fr"]
     weights = [[0.9, 0.0, 0.1, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]  # "won" on gagné
-    assert dropped(["▁Elles", "▁ont", "▁gagné", "</s>"], weights, 0.3, stop=french) == []
+    assert dropped(["▁Elles", "▁ont", "▁gagné", "</s>"], weights, 0.3, FRENCH) == []
     assert (
-        dropped(["▁Elles", "▁d", "'", "être", "</s>"], [[0.9, 0, 0, 0.1, 0]] * 3, 0.3, stop=french)
-        == []
+        dropped(["▁Elles", "▁d", "'", "être", "</s>"], [[0.9, 0, 0, 0.1, 0]] * 3, 0.3, FRENCH) == []
     )
     assert dropped(
-        ["▁Elles", "▁l", "'", "arme", "</s>"], [[0.9, 0, 0, 0.1, 0]] * 3, 0.3, stop=french
+        ["▁Elles", "▁l", "'", "arme", "</s>"], [[0.9, 0, 0, 0.1, 0]] * 3, 0.3, FRENCH
     ) == ["l'arme"]
+
+
+def test_an_idiom_read_through_one_of_its_words_is_not_named_as_dropped() -> None:
+    # "Il a dit quelque chose." -> "He said something.": "something" looks at "quelque" only
+    src = ["▁Il", "▁a", "▁dit", "▁quelque", "▁chose", ".", "</s>"]
+    weights = [
+        [0.9, 0.1, 0, 0, 0, 0, 0],  # He
+        [0, 0.2, 0.8, 0, 0, 0, 0],  # said
+        [0, 0, 0, 0.95, 0.05, 0, 0],  # something
+        [0, 0, 0, 0, 0, 1.0, 0],  # .
+        [0, 0, 0, 0, 0, 0, 1.0],  # </s>
+    ]
+    assert dropped(src, weights, 0.3, NONE) == ["chose"]
+    assert dropped(src, weights, 0.3, FRENCH) == []
+    # an idiom that got no attention at all is still missing, whole
+    nothing = [[0.9, 0.1, 0, 0, 0, 0, 0], [0, 0.2, 0.8, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 1.0]]
+    assert dropped(src, nothing, 0.3, FRENCH) == ["quelque", "chose"]
+
+
+def test_the_progressive_en_train_de_is_grammar_but_a_train_can_be_missed() -> None:
+    # "Il est en train de boire." -> "He's drinking.": no step needs "train"
+    src = ["▁Il", "▁est", "▁en", "▁train", "▁de", "▁boire", ".", "</s>"]
+    weights = [[0.5, 0.5, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1.0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 1.0]]
+    assert dropped(src, weights, 0.3, FRENCH) == []
+    elided = ["▁Il", "▁est", "▁en", "▁train", "▁d", "'", "écrire", ".", "</s>"]
+    rows = [[0.5, 0.5, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 1.0, 0, 0], [0] * 8 + [1.0]]
+    assert dropped(elided, rows, 0.3, FRENCH) == []
+    # the verb after "d'" is no grammar: unread, it is named
+    unread = [[0.5, 0.5, 0, 0, 0, 0, 0, 0, 0], [0] * 8 + [1.0]]
+    assert dropped(elided, unread, 0.3, FRENCH) == ["d'écrire"]
+    # "Je viens en train." -> "I'm coming.": the train is gone, and named
+    src = ["▁Je", "▁viens", "▁en", "▁train", ".", "</s>"]
+    weights = [[1.0, 0, 0, 0, 0, 0], [0, 1.0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1.0]]
+    assert dropped(src, weights, 0.3, FRENCH) == ["train"]
 
 
 def test_only_an_elided_article_or_pronoun_is_read_past() -> None:

@@ -12,14 +12,13 @@ import torch
 
 from ..checkpoint import EMBEDDED, load_model
 from ..config import DECODE, StoredConfig
-from ..data.languages import STOP_SETS
 from ..data.reading import normalize
 from ..data.subwords import EOS_PIECE, Subwords
 from ..model.int8 import quantize
 from ..model.seq2seq import Seq2Seq
 from .articles import agree
 from .batched import translate_ids
-from .confidence import confidence, dropped, signals
+from .confidence import Unflagged, confidence, dropped, signals
 from .letters import fold, write_back, write_back_pieces
 from .parts import PART_PIECES, joined, split
 from .search import Hypothesis
@@ -54,7 +53,7 @@ class Translator:
         self.tgt_pieces = model.tgt_pieces.tolist()
         self.english = config.languages[1] == "en"  # articles.agree is for English only
         self.judge = config.confidence  # how signals make a confidence (confidence.py)
-        self.stop_words = STOP_SETS.get(config.languages[0] or "", frozenset())
+        self.unflagged = Unflagged.of(config.languages[0] or "")  # what is never named dropped
 
     @classmethod
     def load(
@@ -157,7 +156,7 @@ class Translator:
         values = signals(t.src_tokens, t.tgt_tokens, t.weights, t.score)
         missed = []
         if t.has_attention:
-            missed = dropped(t.src_tokens, t.weights, self.judge.threshold, stop=self.stop_words)
+            missed = dropped(t.src_tokens, t.weights, self.judge.threshold, self.unflagged)
         return dataclasses.replace(t, confidence=confidence(values, self.judge), dropped=missed)
 
     def _translation(
