@@ -283,3 +283,14 @@ def test_warnings_name_the_file_and_line(tiny_model, tmp_path):
         f"warning: {book}: line 2: longer than the model takes",
         f'warning: {book}: line 3: the model knows no piece for "東京"',
     ]
+
+
+def test_a_latin1_letter_in_a_utf8_file_is_named_with_its_line_not_passed_over(
+    tiny_model, tmp_path
+):
+    book = tmp_path / "book.fr"
+    book.write_bytes(b"je mange pain\nil voit chat\nle caf\xe9 chaud\n")  # Latin-1 é
+    result = s2a("translate", "--model", str(tiny_model), "--beam", "1", "-i", str(book))
+    assert result.returncode == 0 and len(result.stdout.decode().splitlines()) == 3
+    assert f"{book}: line 3: not UTF-8 (byte e9 at byte 7)" in result.stderr.decode()
+    assert "line 1" not in result.stderr.decode() and "line 2" not in result.stderr.decode()

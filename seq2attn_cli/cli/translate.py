@@ -122,9 +122,23 @@ def translate(
             for chunk in line_chunks(stream or sys.stdin.buffer, chunk=batch_size * 16):
                 if line_no == 1 and (problem := not_text(chunk)):
                     fail(f"{name or 'stdin'}: {problem}")
-                lines = [raw.decode("utf-8", errors="replace") for raw in chunk]
+                lines = [_decoded(raw, _place(name, line_no + k)) for k, raw in enumerate(chunk)]
                 emit(lines, line_no)
                 line_no += len(lines)
+
+
+def _decoded(raw: bytes, place: str) -> str:
+    """An input line as text; bytes that are not UTF-8 become U+FFFD, and a warning says where."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = raw[error.start : error.end].hex(" ")
+        err.print(
+            f"[yellow]warning:[/] {escape(place)}: not UTF-8 (byte {bad} at byte "
+            f"{error.start + 1}); read as \ufffd",
+            soft_wrap=True,
+        )
+        return raw.decode("utf-8", errors="replace")
 
 
 def _document_format(input: Path | None, given: str | None) -> str | None:
