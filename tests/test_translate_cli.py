@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
+from seq2attn_cli.decoding.translator import Translator
 
 runner = CliRunner()
 
@@ -265,12 +266,19 @@ def test_characters_the_model_has_no_piece_for_are_named_in_a_warning(tiny_model
     texts = ["je mange 東京 pain", "Привет мир", "il voit chat"]
     result = runner.invoke(app, ["translate", "--model", str(tiny_model), "--beam", "1", *texts])
     assert result.exit_code == 0 and len(result.stdout.splitlines()) == 3, result.output
-    assert result.stdout.splitlines()[0] == "I eats bread"
+    assert result.stdout.splitlines()[:2] == ["I eats bread", "Привет мир"]
     assert result.stderr.splitlines() == [
         'warning: input line 1: the model knows no piece for "東京"; translated without them',
-        'warning: input line 2: the model knows no piece for "Привет", "мир"; '
-        "translated without them",
+        'warning: input line 2: the model knows no piece for "Привет", "мир"; written as given',
     ]
+
+
+def test_a_line_the_model_cannot_read_at_all_comes_back_as_given_not_invented(tiny_model):
+    translator = Translator.load(tiny_model)
+    alone = translator.translate("🍕 🍕", beam=1)
+    assert alone.text == "🍕 🍕" and alone.confidence == 0.0 and alone.tgt_tokens == []
+    among = translator.translate(["je mange pain", "🍕 🍕", ""], beam=1)
+    assert [t.text for t in among] == ["I eats bread", "🍕 🍕", ""]
 
 
 def test_warnings_name_the_file_and_line(tiny_model, tmp_path):

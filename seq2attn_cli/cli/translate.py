@@ -249,9 +249,10 @@ def _warn(t: Any, place: str, unknown: list[str]) -> None:
         )
     if unknown:
         runs = ", ".join(f'"{run}"' for run in unknown)
+        done = "written as given" if not t.tgt_tokens else "translated without them"
         err.print(
             f"[yellow]warning:[/] {escape(place)}: the model knows no piece for "
-            f"{escape(runs)}; translated without them",
+            f"{escape(runs)}; {done}",
             soft_wrap=True,
         )
 

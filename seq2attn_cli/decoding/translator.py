@@ -11,7 +11,7 @@ from typing import Any, overload
 import torch
 
 from ..checkpoint import EMBEDDED, load_model
-from ..config import DECODE, StoredConfig
+from ..config import DECODE, UNK, StoredConfig
 from ..data.reading import normalize
 from ..data.subwords import EOS_PIECE, Subwords
 from ..model.int8 import quantize
@@ -52,6 +52,7 @@ class Translator:
         self.part_pieces = min(self.max_pieces, PART_PIECES)  # longer lines: in parts
         self.tgt_pieces = model.tgt_pieces.tolist()
         self.english = config.languages[1] == "en"  # articles.agree is for English only
+        self.word_start = subwords.sp.piece_to_id("▁")  # the piece of a bare word start
         self.judge = config.confidence  # how signals make a confidence (confidence.py)
         self.unflagged = Unflagged.of(config.languages[0] or "")  # what is never named dropped
 
@@ -131,7 +132,12 @@ class Translator:
         if beam < 1 or batch_size < 1:
             raise ValueError(f"beam and batch_size must be at least 1, not {beam} and {batch_size}")
         lines = self.prepare(texts)
-        todo = [(n, text, ids) for n, line in enumerate(lines) for text, ids in line.parts if ids]
+        todo = [
+            (n, text, ids)
+            for n, line in enumerate(lines)
+            for text, ids in line.parts
+            if self._readable(ids)
+        ]
         hyps = translate_ids(
             self.model, [ids for _, _, ids in todo], beam=beam, batch_size=batch_size
         )
@@ -140,8 +146,15 @@ class Translator:
             done[n].append(self._translation(text, ids, hyp, lines[n].given))
         return [
             with_urls(self.rate(joined(line.text, found, truncated=line.truncated)), line.hidden)
+            if found or not line.text.strip()
+            else as_given(line)
             for line, found in zip(lines, done, strict=True)
         ]
+
+    def _readable(self, ids: list[int]) -> bool:
+        """Whether source pieces hold anything but <unk> and bare word starts: fed only those
+        ("🍕" is "▁ <unk>"), the model wrote "Come on." for any of them."""
+        return any(i != UNK and i != self.word_start for i in ids)
 
     def translate_document(self, text: str, *, format: str = "text", beam: int = 5) -> str:
         """Translate a document (documents.FORMATS): its structure kept, its tags placed."""
@@ -185,6 +198,12 @@ class Translator:
         agreed = agree(own) if self.english else own  # articles.py
         pieces = write_back_pieces(agreed, given)  # letters.py
         return own, pieces, write_back(self.subwords.text(agreed), given)
+
+
+def as_given(line: Source) -> Translation:
+    """A line with nothing the model can read (emoji, a script it has no pieces for), written
+    back as given rather than translated into an invented sentence; confidence 0."""
+    return Translation(line.text, line.text, 0.0, [], [], [], truncated=line.truncated)
 
 
 def _describe(value: Any) -> str:
