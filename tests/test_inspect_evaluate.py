@@ -119,6 +119,14 @@ def test_inspect_shows_card_sentence_target_and_history(tiny_model):
     assert history.exit_code == 0 and history.stdout.count("after epoch") >= 5
 
 
+def test_an_empty_target_is_refused_not_shown_as_an_empty_translation(tiny_model):
+    result = runner.invoke(
+        app, ["inspect", "--model", str(tiny_model), "Il pleut.", "--target", ""]
+    )
+    assert result.exit_code == 2 and "--target is empty" in result.stderr
+    assert result.stdout == ""
+
+
 def test_inspect_steps_of_a_model_without_attention_name_its_context_vector(tmp_path, toy_corpus):
     model = train_tiny(tmp_path / "none", toy_corpus, attention="none", epochs=2)
     args = ["inspect", "--model", str(model), "je mange pain", "--steps"]

@@ -53,6 +53,8 @@ def inspect(
         fail(
             "--history replays the probe sentence of training: give it no TEXT, --target or --steps"
         )
+    if target is not None and not target.strip():
+        fail("--target is empty: give the translation to force-decode, or leave --target out")
     if text is None and (target or steps):
         fail("--target and --steps need a sentence: s2a inspect TEXT ...")
     if save and save.suffix.lower() not in (".svg", ".html"):
