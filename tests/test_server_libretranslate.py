@@ -62,6 +62,31 @@ def test_source_auto_refuses_a_text_surely_in_another_language(client) -> None:
     assert short.status_code == 200 and short.json()["detectedLanguage"]["language"] == "fr"
 
 
+# a reviewer's pair: joined, lingua took both for French (43.56), and the German was translated
+MORNING_FR = "Bonjour tout le monde, comment allez-vous ce matin ? Très bien merci."
+MORNING_DE = "Guten Morgen, wie geht es dir heute? Mir geht es sehr gut, danke schön."
+
+
+def test_a_german_text_in_a_list_is_refused_whatever_its_neighbours(client) -> None:
+    alone = client.post("/translate", json={"q": [MORNING_DE], "source": "auto"})
+    assert alone.status_code == 400 and alone.json()["error"].startswith("de is not supported")
+    for neighbours in ([MORNING_FR, MORNING_DE], [MORNING_DE, "Oui merci"], [FRENCH, MORNING_DE]):
+        reply = client.post("/translate", json={"q": neighbours, "source": "auto"})
+        assert reply.status_code == 400, (neighbours, reply.json())
+        error = reply.json()["error"]  # the whole request, naming the German text
+        assert error.startswith("de is not supported")
+        assert f"q[{neighbours.index(MORNING_DE)}] detected" in error
+
+
+def test_each_text_in_a_list_is_detected_as_it_would_be_alone(client) -> None:
+    texts = [MORNING_FR, "Non", FRENCH, LINES[1]]
+    alone = [client.post("/translate", json={"q": t, "source": "auto"}).json() for t in texts]
+    together = client.post("/translate", json={"q": texts, "source": "auto"}).json()
+    assert together["detectedLanguage"] == [a["detectedLanguage"] for a in alone]
+    assert together["translatedText"] == [a["translatedText"] for a in alone]
+    assert len({d["confidence"] for d in together["detectedLanguage"]}) == 4  # each its own
+
+
 def test_alternatives_are_the_beams_next_best_and_leave_the_translation_alone(
     client, translator
 ) -> None:
