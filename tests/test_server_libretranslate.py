@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 import pytest
 from test_server import LINES, client_for
@@ -11,6 +12,7 @@ from seq2attn_cli.decoding.translator import Translator
 
 GERMAN = "Guten Morgen, wie geht es dir heute? Ich habe keine Zeit."
 FRENCH = "Je mange du pain avec mon frère et nous buvons de l'eau."
+FORM = {"content-type": "application/x-www-form-urlencoded"}
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +41,22 @@ def test_a_field_sent_twice_is_refused_not_picked(client) -> None:
     body = f'{{"q": {json.dumps(LINES[0])}, "q": {json.dumps(LINES[1])}}}'  # json keeps the last
     reply = client.post("/translate", content=body, headers={"content-type": "application/json"})
     assert reply.status_code == 400 and "q parameter given twice" in reply.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("query", "form"),
+    [("?q=Bonjour", {"q": "Salut", "source": "fr"}), ("", [("q", "Bonjour"), ("q", "Salut")])],
+)
+def test_a_text_sent_twice_is_refused_not_turned_into_a_list(client, query, form) -> None:
+    for route in ("/translate", "/detect"):
+        reply = client.post(route + query, content=urlencode(form), headers=FORM)
+        assert reply.status_code == 400 and "q parameter given twice" in reply.json()["error"]
+    twice = client.post("/translate?q=Bonjour&q=Salut")
+    assert twice.status_code == 400 and "several texts as a JSON list" in twice.json()["error"]
+    parts = client.post("/translate", files=[("q", (None, "Bonjour")), ("q", (None, "Salut"))])
+    assert parts.status_code == 400 and "q parameter given twice" in parts.json()["error"]
+    listed = client.post("/translate", json={"q": ["Bonjour", "Salut"]})  # the way to send two
+    assert listed.status_code == 200 and len(listed.json()["translatedText"]) == 2
 
 
 def test_detect_names_german_german_and_french_french(client) -> None:
