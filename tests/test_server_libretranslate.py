@@ -192,6 +192,34 @@ def test_over_the_request_limit_a_client_gets_429_slowdown(translator) -> None:
         assert c.get("/languages").status_code == 200  # as LibreTranslate: not counted
 
 
+PAGE_ORIGIN = "https://reader.example"  # a page of another site, with a LibreTranslate client
+PREFLIGHT = {  # what a browser asks before letting such a page POST JSON
+    "Origin": PAGE_ORIGIN,
+    "Access-Control-Request-Method": "POST",
+    "Access-Control-Request-Headers": "content-type",
+}
+
+
+@pytest.mark.parametrize("route", ["/translate", "/detect", "/translate_file"])
+def test_a_browser_page_on_another_site_may_call_the_api(client, route) -> None:
+    preflight = client.options(route, headers=PREFLIGHT)
+    assert preflight.status_code in (200, 204)
+    allowed = preflight.headers
+    assert allowed["access-control-allow-origin"] == "*"
+    assert "POST" in allowed["access-control-allow-methods"]
+    assert "content-type" in allowed["access-control-allow-headers"].lower()
+
+
+def test_answers_and_refusals_can_be_read_by_a_page_on_another_site(client) -> None:
+    page = {"Origin": PAGE_ORIGIN}
+    done = client.post("/translate", json={"q": LINES[0], "source": "fr"}, headers=page)
+    refused = client.post("/translate", json={"q": LINES[0], "source": "de"}, headers=page)
+    listed = client.get("/languages", headers=page)
+    assert [done.status_code, refused.status_code, listed.status_code] == [200, 400, 200]
+    for reply in (done, refused, listed):
+        assert reply.headers["access-control-allow-origin"] == "*"
+
+
 def test_a_wrong_api_key_gets_403_invalid_api_key(translator) -> None:
     with client_for(translator, api_key="s3cret") as c:
         reply = c.post("/detect", data={"q": FRENCH, "api_key": "nope"})
