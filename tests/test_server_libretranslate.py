@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 import pytest
 from test_server import LINES, client_for
@@ -11,6 +12,7 @@ from seq2attn_cli.decoding.translator import Translator
 
 GERMAN = "Guten Morgen, wie geht es dir heute? Ich habe keine Zeit."
 FRENCH = "Je mange du pain avec mon frère et nous buvons de l'eau."
+FORM = {"content-type": "application/x-www-form-urlencoded"}
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +43,22 @@ def test_a_field_sent_twice_is_refused_not_picked(client) -> None:
     assert reply.status_code == 400 and "q parameter given twice" in reply.json()["error"]
 
 
+@pytest.mark.parametrize(
+    ("query", "form"),
+    [("?q=Bonjour", {"q": "Salut", "source": "fr"}), ("", [("q", "Bonjour"), ("q", "Salut")])],
+)
+def test_a_text_sent_twice_is_refused_not_turned_into_a_list(client, query, form) -> None:
+    for route in ("/translate", "/detect"):
+        reply = client.post(route + query, content=urlencode(form), headers=FORM)
+        assert reply.status_code == 400 and "q parameter given twice" in reply.json()["error"]
+    twice = client.post("/translate?q=Bonjour&q=Salut")
+    assert twice.status_code == 400 and "several texts as a JSON list" in twice.json()["error"]
+    parts = client.post("/translate", files=[("q", (None, "Bonjour")), ("q", (None, "Salut"))])
+    assert parts.status_code == 400 and "q parameter given twice" in parts.json()["error"]
+    listed = client.post("/translate", json={"q": ["Bonjour", "Salut"]})  # the way to send two
+    assert listed.status_code == 200 and len(listed.json()["translatedText"]) == 2
+
+
 def test_detect_names_german_german_and_french_french(client) -> None:
     german = client.post("/detect", data={"q": GERMAN}).json()
     assert german[0]["language"] == "de" and german[0]["confidence"] > 50
@@ -60,6 +78,31 @@ def test_source_auto_refuses_a_text_surely_in_another_language(client) -> None:
     assert french["detectedLanguage"]["language"] == "fr"
     short = client.post("/translate", json={"q": "Non", "source": "auto"})  # Italian, 51%
     assert short.status_code == 200 and short.json()["detectedLanguage"]["language"] == "fr"
+
+
+# a reviewer's pair: joined, lingua took both for French (43.56), and the German was translated
+MORNING_FR = "Bonjour tout le monde, comment allez-vous ce matin ? Très bien merci."
+MORNING_DE = "Guten Morgen, wie geht es dir heute? Mir geht es sehr gut, danke schön."
+
+
+def test_a_german_text_in_a_list_is_refused_whatever_its_neighbours(client) -> None:
+    alone = client.post("/translate", json={"q": [MORNING_DE], "source": "auto"})
+    assert alone.status_code == 400 and alone.json()["error"].startswith("de is not supported")
+    for neighbours in ([MORNING_FR, MORNING_DE], [MORNING_DE, "Oui merci"], [FRENCH, MORNING_DE]):
+        reply = client.post("/translate", json={"q": neighbours, "source": "auto"})
+        assert reply.status_code == 400, (neighbours, reply.json())
+        error = reply.json()["error"]  # the whole request, naming the German text
+        assert error.startswith("de is not supported")
+        assert f"q[{neighbours.index(MORNING_DE)}] detected" in error
+
+
+def test_each_text_in_a_list_is_detected_as_it_would_be_alone(client) -> None:
+    texts = [MORNING_FR, "Non", FRENCH, LINES[1]]
+    alone = [client.post("/translate", json={"q": t, "source": "auto"}).json() for t in texts]
+    together = client.post("/translate", json={"q": texts, "source": "auto"}).json()
+    assert together["detectedLanguage"] == [a["detectedLanguage"] for a in alone]
+    assert together["translatedText"] == [a["translatedText"] for a in alone]
+    assert len({d["confidence"] for d in together["detectedLanguage"]}) == 4  # each its own
 
 
 def test_alternatives_are_the_beams_next_best_and_leave_the_translation_alone(
@@ -147,6 +190,34 @@ def test_over_the_request_limit_a_client_gets_429_slowdown(translator) -> None:
         slow = c.post("/detect", json={"q": LINES[0]})
         assert slow.status_code == 429 and slow.json() == {"error": "Slowdown: 2 per 1 minute"}
         assert c.get("/languages").status_code == 200  # as LibreTranslate: not counted
+
+
+PAGE_ORIGIN = "https://reader.example"  # a page of another site, with a LibreTranslate client
+PREFLIGHT = {  # what a browser asks before letting such a page POST JSON
+    "Origin": PAGE_ORIGIN,
+    "Access-Control-Request-Method": "POST",
+    "Access-Control-Request-Headers": "content-type",
+}
+
+
+@pytest.mark.parametrize("route", ["/translate", "/detect", "/translate_file"])
+def test_a_browser_page_on_another_site_may_call_the_api(client, route) -> None:
+    preflight = client.options(route, headers=PREFLIGHT)
+    assert preflight.status_code in (200, 204)
+    allowed = preflight.headers
+    assert allowed["access-control-allow-origin"] == "*"
+    assert "POST" in allowed["access-control-allow-methods"]
+    assert "content-type" in allowed["access-control-allow-headers"].lower()
+
+
+def test_answers_and_refusals_can_be_read_by_a_page_on_another_site(client) -> None:
+    page = {"Origin": PAGE_ORIGIN}
+    done = client.post("/translate", json={"q": LINES[0], "source": "fr"}, headers=page)
+    refused = client.post("/translate", json={"q": LINES[0], "source": "de"}, headers=page)
+    listed = client.get("/languages", headers=page)
+    assert [done.status_code, refused.status_code, listed.status_code] == [200, 400, 200]
+    for reply in (done, refused, listed):
+        assert reply.headers["access-control-allow-origin"] == "*"
 
 
 def test_a_wrong_api_key_gets_403_invalid_api_key(translator) -> None:

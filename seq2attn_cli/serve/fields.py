@@ -145,23 +145,14 @@ async def multipart(headers: Headers, body: bytes) -> list[tuple[str, Any]]:
 
 
 def merged(pairs: list[tuple[str, Any]], data: dict[str, Any]) -> dict[str, Any]:
-    """Pairs added to a JSON object's fields: a repeated q is a list; any other repeat, refused."""
+    """Pairs added to a JSON object's fields; a field given twice, q too, is refused."""
     fields = dict(data)
-    from_json = set(data)
     for name, value in pairs:
-        if name not in fields:
-            fields[name] = value
-        elif name == "q" and name not in from_json:
-            fields[name] = (
-                [*fields[name], value]
-                if isinstance(fields[name], list)
-                else [
-                    fields[name],
-                    value,
-                ]
-            )
-        else:
-            raise Refused(400, f"Invalid request: {name} parameter given twice")
+        # a repeated q made a list: a client that sent one string got a list back
+        if name in fields:
+            several = ' (send several texts as a JSON list: {"q": [...]})' if name == "q" else ""
+            raise Refused(400, f"Invalid request: {name} parameter given twice{several}")
+        fields[name] = value
     return fields
 
 

@@ -66,7 +66,8 @@ class Service:
         """POST /translate: q (a string or a list) in the model's target language."""
         asked = asked_of(await self.fields(request), languages=self.languages, beam=self.beam)
         texts = texts_of(asked.texts, self.limits, single=asked.single)
-        detected = await self.detected(texts) if asked.source == "auto" else None
+        auto = asked.source == "auto"
+        detected = await self.detected(texts, single=asked.single) if auto else None
         if asked.format == "html":
             pages = [await self.document(text, "html") for text in texts]
             done, answers = [page for page, _ in pages], [sentences for _, sentences in pages]
@@ -108,7 +109,7 @@ class Service:
         text = text_of(await upload.read(), upload.filename or "")
         texts_of([text], self.limits, single=True)
         if source == "auto":
-            await self.detected([text])
+            await self.detected([text], single=True)
         done, _ = await self.document(text, form)
         name = self.downloads.add(upload.filename or "", done.encode("utf-8"))
         return JSONResponse({"translatedFileUrl": f"{request.base_url}download_file/{name}"})
@@ -123,21 +124,26 @@ class Service:
             headers={"Content-Disposition": disposition},
         )
 
-    async def detected(self, texts: list[str]) -> dict[str, Any]:
-        """The language of a request's texts, as `detectedLanguage`; 400 if it is surely another."""
+    async def detected(self, texts: list[str], *, single: bool) -> list[dict[str, Any]]:
+        """Each text's own detectedLanguage; 400 if one is surely in another language."""
         source = self.languages[0]
         if source == UNDETERMINED:
-            return {"language": UNDETERMINED, "confidence": 0.0}
-        detecting = asyncio.to_thread(self.detector.detect, "\n".join(texts))
+            return [{"language": UNDETERMINED, "confidence": 0.0} for _ in texts]
+        # each text alone: joined, a long French neighbour let a German text through
+        detecting = asyncio.to_thread(self.detector.detect_each, texts)
         found = await self.timed(detecting, "detecting a language")
-        language = source_of(found, source, words=sum(len(t.split()) for t in texts))
-        if language["language"] != source:
-            raise Refused(
-                400,
-                f"{language['language']} is not supported: this model translates "
-                f"{source} (detected with confidence {language['confidence']})",
-            )
-        return language
+        languages = [
+            source_of(f, source, words=len(t.split())) for f, t in zip(found, texts, strict=True)
+        ]
+        for i, language in enumerate(languages):
+            if language["language"] != source:  # one such text refuses the whole request
+                where = "" if single else f"q[{i}] "
+                raise Refused(
+                    400,
+                    f"{language['language']} is not supported: this model translates "
+                    f"{source} ({where}detected with confidence {language['confidence']})",
+                )
+        return languages
 
     async def lines(self, texts: list[str]) -> list[list[Translation]]:
         """Each text's lines translated, in one batch for the whole request."""
@@ -211,7 +217,7 @@ def reply_of(
     asked: Asked,
     done: list[str],
     alternatives: list[list[str]],
-    detected: dict[str, Any] | None,
+    detected: list[dict[str, Any]] | None,
     attention: list[list[dict[str, Any]]] | None,
 ) -> dict[str, Any]:
     """LibreTranslate's answer: strings for a string `q`, lists for a list."""
@@ -221,7 +227,7 @@ def reply_of(
 
     reply: dict[str, Any] = {"translatedText": shaped(done)}
     if detected is not None:
-        reply["detectedLanguage"] = shaped([detected] * len(done))
+        reply["detectedLanguage"] = shaped(detected)
     if asked.alternatives:
         reply["alternatives"] = shaped(alternatives)
     if attention is not None:

@@ -28,6 +28,8 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
@@ -42,6 +44,16 @@ from .fields import Limits, RateLimit, Refused
 from .files import Downloads
 from .routes import Service
 from .steps import steps_route
+
+# as LibreTranslate's after_request: a LibreTranslate client in a page of any site may call
+# the API (no cookies are read: the key is the api_key field); preflights are answered
+CORS = Middleware(
+    CORSMiddleware,
+    allow_origins=["*"],
+    allow_methods=["GET", "POST"],
+    allow_headers=["Authorization", "Content-Type"],
+    max_age=20 * 24 * 3600,  # LibreTranslate's 20 days; browsers keep it 2 to 24 hours
+)
 
 
 @dataclass
@@ -204,7 +216,9 @@ def create_app(
         Route("/walk", walk_route),
     ]
     handlers: dict[Any, Callable] = {Refused: refused, HTTPException: http_error}
-    return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    return Starlette(
+        routes=routes, middleware=[CORS], exception_handlers=handlers, lifespan=lifespan
+    )
 
 
 async def refused(request: Request, error: Refused) -> JSONResponse:
