@@ -130,6 +130,35 @@ def test_messy_corpus_trains_and_reports_every_skipped_line(tmp_path):
     assert not any(c in piece for piece in pieces for c in "\ufeff\r\t")  # never learnt
 
 
+def test_a_messy_valid_file_reports_every_skipped_line_as_a_corpus_does(tmp_path):
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_bytes(GOOD)
+    valid = tmp_path / "valid.tsv"
+    good = "".join(f"{s}\t{t}\n" for s, t in toy_pairs(12, seed=8)).encode()
+    valid.write_bytes(good + b"\n\tx\ncaf\xe9\tx\nfoo\n\n")  # ends in a blank line too
+    out = tmp_path / "model"
+    args = ["train", str(corpus), "--valid", str(valid), *TINY]
+    result = CliRunner().invoke(app, [*args, "--out", str(out), "--max-steps", "1"])
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    at = lines.index(f"{valid} (validation): 17 lines, 12 pairs read")
+    assert lines[at + 1] == (
+        "  skipped 5: empty line: 2 (first: line 13); empty side: 1 (first: line 14); "
+        "invalid UTF-8: 1 (first: line 15); no tab: 1 (first: line 16)"
+    )
+    stats = json.loads((out / "config.json").read_text())["corpus"]["valid"][0]
+    assert (stats["pairs"], stats["lines"]) == (12, 17)
+    assert stats["skipped"] == {"empty line": 2, "empty side": 1, "invalid UTF-8": 1, "no tab": 1}
+    assert stats["skipped_first_line"]["invalid UTF-8"] == 15
+    card = CliRunner().invoke(app, ["inspect", "--model", str(out)], env={"COLUMNS": "400"})
+    assert "(12, 5 lines skipped)" in card.stdout
+    valid.write_bytes(b"\n\tx\nfoo\n")  # nothing usable left: refused, naming why
+    refused = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "x")])
+    assert refused.exit_code == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    said = "no usable sentence pairs (empty line: 1 line (first: line 1);"
+    assert f"{valid}: {said}" in refused.stderr
+
+
 def test_a_huge_line_is_never_held_in_memory(tmp_path):
     corpus = tmp_path / "huge.tsv"
     with corpus.open("wb") as f:

@@ -113,6 +113,55 @@ def test_resume_needs_no_corpus_and_refuses_flags_that_contradict_the_run(tmp_pa
     assert same.exit_code == 0, same.output  # repeating the stored value is fine
 
 
+def _run_started_in(here: Path, monkeypatch) -> Path:
+    """A run trained from `here` on corpus.tsv and valid.tsv given by relative paths."""
+    here.mkdir()
+    write_tsv(here / "corpus.tsv", toy_pairs(200, seed=5))
+    write_tsv(here / "valid.tsv", toy_pairs(20, seed=6))
+    monkeypatch.chdir(here)
+    started = train("corpus.tsv", "--valid", "valid.tsv", "--out", "m", "--max-steps", "1", *TINY)
+    assert started.exit_code == 0, started.output
+    return here / "m"
+
+
+def test_resume_works_from_any_directory_and_knows_its_files_however_they_are_named(
+    tmp_path, monkeypatch
+):
+    out = _run_started_in(tmp_path / "r", monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    resumed = train("--resume", "--out", "r/m", "--max-steps", "2", "--threads", "1")
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads((out / "config.json").read_text())["steps"] == 2
+    again = train("r/corpus.tsv", "--valid", "r/../r/valid.tsv", "--resume", "--out", "r/m",
+                  "--max-steps", "3", "--threads", "1")  # fmt: skip
+    assert again.exit_code == 0, again.output  # the same files, named from here
+    write_tsv(tmp_path / "other.tsv", toy_pairs(200, seed=5))
+    other = train("other.tsv", "--resume", "--out", "r/m")
+    assert other.exit_code == 2
+    said = "CORPUS other.tsv contradicts the run stored in the model directory"
+    assert f"{said} ({tmp_path / 'r' / 'corpus.tsv'})" in other.stderr  # plain paths, no reprs
+
+
+def test_a_run_stored_with_relative_paths_resumes_from_its_own_directory(tmp_path, monkeypatch):
+    out = _run_started_in(tmp_path / "r", monkeypatch)
+    config = json.loads((out / "config.json").read_text())
+    for spec in config["data"]["corpora"] + config["data"]["valid"]:  # as older s2a wrote them
+        spec["path"] = Path(spec["path"]).name
+    (out / "config.json").write_text(json.dumps(config))
+    monkeypatch.chdir(tmp_path)
+    elsewhere = train("--resume", "--out", "r/m", "--max-steps", "2")
+    assert elsewhere.exit_code == 2 and elsewhere.stderr.count("\n") == 1
+    assert f"corpus.tsv: no such file (looked for {tmp_path / 'corpus.tsv'})" in elsewhere.stderr
+    assert "resume from there" in elsewhere.stderr
+    monkeypatch.chdir(tmp_path / "r")
+    resumed = train("--resume", "--out", "m", "--max-steps", "2", "--threads", "1")
+    assert resumed.exit_code == 0, resumed.output
+    stored = json.loads((out / "config.json").read_text())["data"]
+    paths = [c["path"] for c in stored["corpora"] + stored["valid"]]
+    here = tmp_path / "r"  # absolute from now on: the next --resume works from anywhere
+    assert paths == [str(here / "corpus.tsv"), str(here / "valid.tsv")]
+
+
 def test_init_starts_from_a_model_and_keeps_its_architecture(tmp_path, corpora, tiny_model):
     out = tmp_path / "tuned"
     result = train(corpora["toy"], "--init", tiny_model, "--out", out, "--max-steps", "2",

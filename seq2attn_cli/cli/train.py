@@ -158,7 +158,8 @@ def train(
         if resume:
             from ..training.run import stored_run
 
-            cfg, options, specs, valid_specs = _resumed(stored_run(out), ctx.params, given)
+            stored = _located(stored_run(out), out)
+            cfg, options, specs, valid_specs = _resumed(stored, ctx.params, given)
         else:
             if not corpora:
                 fail("give at least one CORPUS (or --resume to continue the run in --out)")
@@ -167,6 +168,7 @@ def train(
                 CorpusSpec(path=str(v), src_col=specs[0].src_col, tgt_col=specs[0].tgt_col)
                 for v in valid or []
             ]
+            specs, valid_specs = _anchored(specs), _anchored(valid_specs)
             if init is not None:
                 options = _init_options(init, ctx.params, given)
         _train(specs, valid_specs, out=out, options=options, cfg=cfg, resume=resume,
@@ -202,6 +204,40 @@ def _corpus_specs(
         raise
 
 
+def _anchored(specs: list[CorpusSpec]) -> list[CorpusSpec]:
+    """The specs with their files checked and their paths absolute, as config.json keeps them."""
+    from ..data.reading import check_file
+
+    for spec in specs:
+        check_file(Path(spec.path))  # named as the user typed it
+    # absolute: --resume then finds the files from whatever directory it is run in
+    return [dataclasses.replace(s, path=os.path.abspath(s.path)) for s in specs]
+
+
+def _located(stored: tuple, out: Path) -> tuple:
+    """The stored run with its files checked; a relative path (an older s2a stored paths as
+    typed) is taken from the current directory, and a missing one says where it was looked."""
+    from ..data.reading import check_file
+    from ..errors import CorpusError
+
+    cfg, model_config, specs, valid_specs = stored
+
+    def find(spec: CorpusSpec) -> CorpusSpec:
+        path = Path(spec.path)
+        if not path.is_absolute():  # typed relative to where that run was started: unknown
+            tried = os.path.abspath(path)
+            if not os.path.lexists(tried):
+                raise CorpusError(
+                    f"{path}: no such file (looked for {tried}); the run in {out} stored this "
+                    "path relative to the directory it was started in: resume from there"
+                )
+            path = Path(tried)  # stored absolute from now on
+        check_file(path)
+        return dataclasses.replace(spec, path=str(path))
+
+    return cfg, model_config, [find(s) for s in specs], [find(v) for v in valid_specs]
+
+
 def _init_options(init: Path, params: dict[str, Any], given: set[str]) -> dict[str, Any]:
     """The architecture of the model `--init` starts from; a flag that contradicts it fails."""
     from ..checkpoint import CONFIG, read_json
@@ -231,14 +267,11 @@ def _resumed(stored: tuple, params: dict[str, Any], given: set[str]) -> tuple:
     }  # fmt: skip
     for name in sorted(given - RESUMABLE_LIMITS - NOT_STORED):
         value, stored_value = params[name], now.get(name)
-        same = value == stored_value or (
-            isinstance(value, str) and {value} == set(str(stored_value).split(","))
-        )
-        if not same:
+        if not _same(value, stored_value):
             flag = "--" + name.replace("_", "-") if name != "corpora" else "CORPUS"
             fail(
-                f"{flag} {value!s:.60} contradicts the run stored in the model directory "
-                f"({stored_value!s:.60}); --resume continues it as stored: only the limits "
+                f"{flag} {_shown(value)} contradicts the run stored in the model directory "
+                f"({_shown(stored_value)}); --resume continues it as stored: only the limits "
                 "(--epochs, --max-steps, --max-time), --save-every and where it runs (--device, "
                 "--threads, --nproc) may change"
             )
@@ -246,6 +279,20 @@ def _resumed(stored: tuple, params: dict[str, Any], given: set[str]) -> tuple:
     cfg = dataclasses.replace(cfg, **limits)
     options = {k: getattr(model_config, k) for k in MODEL}
     return cfg, options, specs, valid_specs
+
+
+def _same(value: Any, stored: Any) -> bool:
+    """Whether a flag given with --resume says what the stored run says (paths: the same file)."""
+    if isinstance(value, list):  # CORPUS, --valid: typed from here, stored absolute
+        return [p.resolve() for p in value] == [Path(s).resolve() for s in stored or []]
+    return value == stored or (isinstance(value, str) and {value} == set(str(stored).split(",")))
+
+
+def _shown(value: Any) -> str:
+    """A flag's value as a user types it: paths as plain text, a long value cut short."""
+    if isinstance(value, list):
+        return " ".join(map(str, value)) or "none"
+    return f"{value!s:.60}"
 
 
 def _train(
@@ -261,13 +308,10 @@ def _train(
     threads: int,
 ) -> None:
     """Run training with progress on stderr; remove an --out it created if it fails early."""
-    from ..data.reading import check_file
     from ..training import distributed
     from ..training.loop import train as run
     from ..views.progress import TrainProgress
 
-    for spec in [*specs, *valid_specs]:
-        check_file(Path(spec.path))
     created = not out.exists()
     torch_device = distributed.init(setup_torch(device, threads))
     main, ok = distributed.rank() == 0, False

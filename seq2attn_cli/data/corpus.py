@@ -12,7 +12,7 @@ import time
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
@@ -39,6 +39,7 @@ class ValidSet:
     pairs: list[tuple[str, str]]
     src: list[list[int]]
     tgt: list[list[int]]  # output-vocabulary indices
+    read: dict[str, Any] = field(default_factory=dict)  # its file's lines, skipped ones by reason
 
 
 @dataclass
@@ -73,8 +74,8 @@ def prepare(
     """
     direction = _direction(corpora, cfg, expected)
     valid_sets = _read_valid(valid, corpora[0], cfg, report)
-    held_src = {s for v in valid_sets for s, _ in v[1]}
-    held_tgt = {t for v in valid_sets for _, t in v[1]}
+    held_src = {s for _, pairs, _ in valid_sets for s, _ in pairs}
+    held_tgt = {t for _, pairs, _ in valid_sets for _, t in pairs}
     held_pairs = set() if valid else set(valid_sets[0][1])  # taken out of corpora[0]
     trained = subwords is None
     if trained:
@@ -96,11 +97,11 @@ def prepare(
     if not len(src_store):
         raise CorpusError(f"{corpora[0].path}: no pair left to train on")
     tgt_pieces, table = to_output_ids(tgt_store, tgt_pieces, len(subwords))
-    sets = [_valid_set(name, pairs, subwords, table, cfg) for name, pairs in valid_sets]
+    sets = [_valid_set(name, pairs, read, subwords, table, cfg) for name, pairs, read in valid_sets]
     summary = {
         "languages": {"source": direction[0], "target": direction[1]},
         "corpora": stats,
-        "valid": [{"name": v.name, "pairs": len(v.pairs)} for v in sets],
+        "valid": [{"name": v.name, "pairs": len(v.pairs), **v.read} for v in sets],
         "vocabulary": {
             "asked": cfg.vocab_size if trained else None,  # None: the pieces of --init/resume
             "pieces": len(subwords),
@@ -121,12 +122,18 @@ def prepare(
 
 
 def _valid_set(
-    name: str, pairs: list[tuple[str, str]], subwords: Subwords, table: array, cfg: TrainConfig
+    name: str,
+    pairs: list[tuple[str, str]],
+    read: dict[str, Any],
+    subwords: Subwords,
+    table: array,
+    cfg: TrainConfig,
 ) -> ValidSet:
     """A validation set encoded: source pieces, and target pieces as output indices (`table`)."""
     return ValidSet(
         name=name,
         pairs=pairs,
+        read=read,
         src=subwords.encode([s[: cfg.max_chars] for s, _ in pairs]),
         tgt=[[table[p] for p in t] for t in subwords.encode([t for _, t in pairs])],
     )
@@ -181,14 +188,11 @@ def _pairs(
 
 def _read_valid(
     valid: list[CorpusSpec], first: CorpusSpec, cfg: TrainConfig, progress: Report
-) -> list[tuple[str, list[tuple[str, str]]]]:
-    """The validation sets: the --valid files, or pairs held out of the first corpus."""
+) -> list[tuple[str, list[tuple[str, str]], dict[str, Any]]]:
+    """The validation sets, with what reading their files skipped: the --valid files, or
+    pairs held out of the first corpus (whose skipped lines that corpus's figures count)."""
     if valid:
-        sets = []
-        for spec in valid:
-            pairs, _ = read_pairs(spec.path, src_col=spec.src_col, tgt_col=spec.tgt_col)
-            sets.append((spec.path, [(normalize(s), normalize(t)) for s, t in pairs]))
-        return sets
+        return [_read_valid_file(spec, progress) for spec in valid]
     rng = random.Random(cfg.seed)
     reservoir: list[tuple[str, str]] = []  # a uniform sample of the corpus, in one pass
     report = ReadReport(path=first.path)
@@ -205,7 +209,21 @@ def _read_valid(
             f"set of {MIN_VALID} (a tenth of the corpus); give --valid FILE or more pairs"
         )
     held = sorted(rng.sample(range(len(reservoir)), size))
-    return [(f"{first.path} (held out)", [reservoir[i] for i in held])]
+    return [(f"{first.path} (held out)", [reservoir[i] for i in held], {})]
+
+
+def _read_valid_file(
+    spec: CorpusSpec, progress: Report
+) -> tuple[str, list[tuple[str, str]], dict[str, Any]]:
+    """One --valid file's pairs and its lines and skipped lines, reported as a corpus's are."""
+    pairs, read = read_pairs(spec.path, src_col=spec.src_col, tgt_col=spec.tgt_col)
+    lines = {
+        "lines": read.lines,
+        "skipped": dict(read.skipped),
+        "skipped_first_line": dict(read.first_line),
+    }
+    progress("valid", {"stats": {"name": spec.path, "pairs": len(pairs), **lines}})
+    return spec.path, [(normalize(s), normalize(t)) for s, t in pairs], lines
 
 
 def _refuse_empty(report: ReadReport) -> None:

@@ -105,9 +105,16 @@ def _data_rows(card: dict[str, Any]) -> list[tuple[str, str]]:
             f"{languages.name(guessed.get('source'))} -> {languages.name(guessed.get('target'))} "
             "(guessed from the corpora)",
         ),
-        ("validation", ", ".join(f"{v['name']} ({v['pairs']:,})" for v in corpus.get("valid", []))),
+        ("validation", ", ".join(_valid_set(v) for v in corpus.get("valid", []))),
         ("examples", f"{corpus.get('train_examples', 0):,} (pairs and their noisy copies)"),
     ]
+
+
+def _valid_set(valid: dict[str, Any]) -> str:
+    """A validation set on the card: its name, its pairs and the lines its file skipped."""
+    skipped = sum(valid.get("skipped", {}).values())  # none recorded by an older s2a
+    lines = f", {skipped:,} lines skipped" if skipped else ""
+    return f"{valid['name']} ({valid['pairs']:,}{lines})"
 
 
 def _corpora(corpus: dict[str, Any]) -> list[tuple[str, str]]:

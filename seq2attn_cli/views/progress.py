@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -77,13 +78,29 @@ class TrainProgress:
             f"{c['per_epoch']:,} per epoch (weight {c['weight']:g})"
         )  # fmt: skip
         self.console.print(line, soft_wrap=True)
-        if c["skipped"]:
+        self._skipped(c)
+
+    def on_valid(self, info: dict[str, Any]) -> None:
+        """A --valid file read: its lines, its pairs and the lines skipped, as for a corpus."""
+        self._stop_bar()
+        v = info["stats"]
+        lines, pairs = v["lines"], v["pairs"]
+        self.console.print(
+            f"{escape(v['name'])} (validation): {lines:,} line{'s' * (lines != 1)}, "
+            f"{pairs:,} pair{'s' * (pairs != 1)} read",
+            soft_wrap=True,
+        )
+        self._skipped(v)
+
+    def _skipped(self, read: dict[str, Any]) -> None:
+        """Print the lines a file's reading skipped, by reason with the first line of each."""
+        if read["skipped"]:
             skipped = "; ".join(
-                f"{reason}: {n:,} (first: line {c['skipped_first_line'][reason]})"
-                for reason, n in sorted(c["skipped"].items())
+                f"{reason}: {n:,} (first: line {read['skipped_first_line'][reason]})"
+                for reason, n in sorted(read["skipped"].items())
             )
             self.console.print(
-                f"  skipped {sum(c['skipped'].values()):,}: {skipped}", soft_wrap=True
+                f"  skipped {sum(read['skipped'].values()):,}: {skipped}", soft_wrap=True
             )
 
     def on_data(self, info: dict[str, Any]) -> None:
