@@ -111,8 +111,8 @@ def _items(children: list[Token], content: str, prefixes: list[str]) -> list[Ite
             mark = "\\" if lines[line].endswith("\\") else "  "
             line += 1
             items.append(Keep((f"{mark}\n{prefixes[line]}",), breaks=True, cuts=True))
-        elif kind.removesuffix("_open") in MARKS:
-            items.append(Open((token.markup,), kind.removesuffix("_open")))
+        elif kind.removesuffix("_open") in MARKS:  # around no word: left out, not `****`
+            items.append(Open((token.markup,), kind.removesuffix("_open"), empty=""))
         elif kind.removesuffix("_close") in MARKS:
             items.append(Close(token.markup, kind.removesuffix("_close")))
         elif kind == "link_open" and token.markup == "autolink":
@@ -120,7 +120,8 @@ def _items(children: list[Token], content: str, prefixes: list[str]) -> list[Ite
             items.append(Keep((token.meta["tail"],)))  # <url>, as written
         elif kind == "link_open":
             links.append(_tail(token))
-            items.append(Open(("[",), "link"))
+            url = escape(PARSER.normalizeLinkText(token.attrs["href"]))  # around no word: its text
+            items.append(Open(("[",), "link", empty=f"[{url}]{links[-1]}"))
         elif kind == "link_close":
             items.append(Close(f"]{links.pop()}", "link"))
         elif kind == "code_inline":

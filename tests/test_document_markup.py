@@ -1,0 +1,40 @@
+"""Markup a document's words come with and that must come out as markup: emphasis the
+translation left with no word, GitHub's task boxes and footnotes, front matter, escaped pipes
+in a table, and subtitle position tags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+from seq2attn_cli.decoding.translator import Translator
+
+RENDER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_model: Path) -> Translator:
+    return Translator.load(tiny_model)
+
+
+def test_emphasis_left_with_no_word_prints_no_stray_asterisks(shipped):
+    # the model merges *italique*'s word into **gras**'s: the em has no word of its own
+    for source, expected, html in [
+        ("Un mot en **gras** et *italique*.\n", "A motorcyclist is **climbing** up.\n",
+         "<p>A motorcyclist is <strong>climbing</strong> up.</p>\n"),
+        ("* Deuxième élément avec **gras** et *italique*\n",
+         "* Two fourth elements with **grassticks**\n",
+         "<ul>\n<li>Two fourth elements with <strong>grassticks</strong></li>\n</ul>\n"),
+    ]:  # fmt: skip
+        out = shipped.translate_document(source, format="markdown")
+        assert out == expected and RENDER(out) == html
+
+
+def test_a_link_left_with_no_word_keeps_its_url_as_its_text(shipped):
+    out = shipped.translate_document(
+        "Un mot en **gras** et [italique](http://x.y/été).\n", format="markdown"
+    )
+    assert out == "A motorcyclist is **climbing** [http://x.y/été](http://x.y/été) up.\n"
+    assert '<a href="http://x.y/%C3%A9t%C3%A9">http://x.y/été</a> up.' in RENDER(out)
