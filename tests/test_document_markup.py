@@ -38,3 +38,13 @@ def test_a_link_left_with_no_word_keeps_its_url_as_its_text(shipped):
     )
     assert out == "A motorcyclist is **climbing** [http://x.y/été](http://x.y/été) up.\n"
     assert '<a href="http://x.y/%C3%A9t%C3%A9">http://x.y/été</a> up.' in RENDER(out)
+
+
+def test_a_markdown_task_list_keeps_its_boxes(shipped):
+    tasks = "- [ ] Acheter du pain\n- [x] Appeler maman\n1. [ ] Arroser les plantes **le soir**.\n"
+    out = shipped.translate_document(tasks, format="markdown")
+    assert out == (
+        "- [ ] Bring some bread\n- [x] Call myman\n1. [ ] Water the plants **at night**.\n"
+    )
+    # GitHub reads a box where a list item's text starts with "[ ] " or "[x] "
+    assert RENDER(out).count("<li>[ ] ") == 2 and "<li>[x] Call" in RENDER(out)

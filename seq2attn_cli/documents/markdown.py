@@ -2,8 +2,9 @@
 translated, its emphasis, links and code placed by attention (inline.py).
 
 markdown-it-py (CommonMark, with GitHub's tables and strikethrough) finds the blocks; only
-the source of each block's text is replaced, so everything around it (list markers, `>`,
-`#`, table pipes, blank lines, code blocks, HTML blocks, link definitions) is kept as it was.
+the source of each block's text is replaced, so everything around it (list markers and
+GitHub's task boxes, `>`, `#`, table pipes, blank lines, code blocks, HTML blocks, link
+definitions) is kept as it was.
 A paragraph's lines are joined into one (a hard line break stays); inline code, URLs, HTML
 and backslash escapes are kept as written. A link's or image's destination and title, or
 its reference, are written back as they were in the source, character for character.
@@ -24,6 +25,7 @@ from .chunks import Chunk, Close, Inline, Item, Keep, Open, Plain
 
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
 SPECIAL = re.compile(r"[\\`*_\[\]<>]")  # in text, these would start markup
+TASK = re.compile(r"\[[ xX]\](?=\s|$)")  # a task list item's box: - [ ] to do, - [x] done
 MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
 
 
@@ -56,7 +58,8 @@ def read(text: str) -> list[Chunk]:
     starts = [0] + [m.end() for m in re.finditer("\n", text)] + [len(text)]
     chunks: list[Chunk] = []
     cursor = 0
-    for token in PARSER.parse(text):
+    tokens = PARSER.parse(text)
+    for n, token in enumerate(tokens):
         if token.type != "inline" or token.map is None or not token.children:
             continue
         lo, hi = starts[token.map[0]], starts[min(token.map[1], len(starts) - 1)]
@@ -64,10 +67,23 @@ def read(text: str) -> list[Chunk]:
         if found is None:  # not where markdown-it says: the block is kept as it was
             continue
         start, end, prefixes = found
-        items = _items(token.children, token.content, prefixes)
-        chunks += [text[cursor:start], Inline(items, escape)]
+        lead, items = _lead(tokens, n, _items(token.children, token.content, prefixes))
+        chunks += [text[cursor : start + len(lead)], Inline(items, escape)]
         cursor = end
     return [*chunks, text[cursor:]]
+
+
+def _lead(tokens: list[Token], n: int, items: list[Item]) -> tuple[str, list[Item]]:
+    """The markup that starts block `n`, written as it was, and the items after it: a task
+    list item's box (`- [ ] to do`: GitHub's, which CommonMark reads as text)."""
+    first = items[0] if items else None
+    in_item = n > 1 and (tokens[n - 1].type, tokens[n - 2].type) == (
+        "paragraph_open",
+        "list_item_open",
+    )
+    if in_item and isinstance(first, str) and (box := TASK.match(first)):
+        return box.group(), [first[box.end() :], *items[1:]]
+    return "", items
 
 
 def escape(text: str) -> str:
