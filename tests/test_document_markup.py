@@ -48,3 +48,17 @@ def test_a_markdown_task_list_keeps_its_boxes(shipped):
     )
     # GitHub reads a box where a list item's text starts with "[ ] " or "[x] "
     assert RENDER(out).count("<li>[ ] ") == 2 and "<li>[x] Call" in RENDER(out)
+
+
+def test_markdown_footnotes_keep_their_references_and_labels(shipped):
+    notes = "Une note[^1] et une autre[^deux].\n\n[^1]: La note est ici.\n[^deux]: Le chat dort.\n"
+    out = shipped.translate_document(notes, format="markdown")
+    assert out == (
+        "A note[^1] and another[^deux].\n\n[^1]: The bill is here.\n[^deux]: The cat sleeps.\n"
+    )
+
+
+def test_a_footnote_that_reads_as_a_link_definition_is_still_translated(tiny):
+    notes = 'il voit chat[^a]\n\n[^a]: je mange "pain"\n'  # a link definition's shape
+    out = tiny.translate_document(notes, format="markdown", beam=1)
+    assert out.startswith("he sees cat[^a]\n\n[^a]: I eats bread")

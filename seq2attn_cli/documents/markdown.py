@@ -1,7 +1,8 @@
 """Markdown documents: the text of each paragraph, heading, list item and table cell
 translated, its emphasis, links and code placed by attention (inline.py).
 
-markdown-it-py (CommonMark, with GitHub's tables and strikethrough) finds the blocks; only
+markdown-it-py (CommonMark, with GitHub's tables, strikethrough and footnotes, whose `[^1]`
+and `[^1]:` are kept as written, their definitions translated) finds the blocks; only
 the source of each block's text is replaced, so everything around it (list markers and
 GitHub's task boxes, `>`, `#`, table pipes, blank lines, code blocks, HTML blocks, link
 definitions) is kept as it was.
@@ -16,6 +17,7 @@ import re
 from collections.abc import Callable
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock, paragraph, reference
 from markdown_it.rules_inline import autolink, image, link
 from markdown_it.rules_inline.state_inline import StateInline
 from markdown_it.token import Token
@@ -26,6 +28,8 @@ from .chunks import Chunk, Close, Inline, Item, Keep, Open, Plain
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
 SPECIAL = re.compile(r"[\\`*_\[\]<>]")  # in text, these would start markup
 TASK = re.compile(r"\[[ xX]\](?=\s|$)")  # a task list item's box: - [ ] to do, - [x] done
+FOOTNOTE = re.compile(r"\[\^[^\]\s]+\]")  # GitHub's footnote reference: [^1], [^note]
+DEFINITION = re.compile(FOOTNOTE.pattern + ":")  # and a footnote's definition: [^1]: text
 MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
 
 
@@ -48,6 +52,39 @@ def _with_source(rule: Callable[[StateInline, bool], bool], kind: str, label: in
     return wrapped
 
 
+def _footnote(state: StateInline, silent: bool) -> bool:
+    """An inline rule for GitHub's footnote references (`[^1]`), kept as written."""
+    found = FOOTNOTE.match(state.src, state.pos)
+    if found is None:
+        return False
+    if not silent:
+        state.push("footnote_ref", "", 0).markup = found.group()
+    state.pos = found.end()
+    return True
+
+
+def _no_footnote(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """The link definition rule, but not for a footnote's (`[^1]: text`, a paragraph to
+    translate; read as a link definition, `[^1]: Voir "ici"` would be kept untranslated)."""
+    if DEFINITION.match(state.src, state.bMarks[start] + state.tShift[start]):
+        return False
+    return reference(state, start, end, silent)
+
+
+def _footnote_definition(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A footnote's definition (`[^1]: text`) read as a paragraph of its own, as GitHub does:
+    the next one ends it rather than being joined to its line."""
+    at = state.bMarks[start] + state.tShift[start]
+    if state.sCount[start] - state.blkIndent >= 4 or not DEFINITION.match(state.src, at):
+        return False
+    return silent or paragraph(state, start, end, silent)
+
+
+PARSER.block.ruler.at("reference", _no_footnote)
+PARSER.block.ruler.before(
+    "paragraph", "footnote_definition", _footnote_definition, {"alt": ["paragraph"]}
+)
+PARSER.inline.ruler.before("link", "footnote_ref", _footnote)
 PARSER.inline.ruler.at("link", _with_source(link, "link_open", 1))
 PARSER.inline.ruler.at("image", _with_source(image, "image", 2))
 PARSER.inline.ruler.at("autolink", _with_source(autolink, "link_open", 0))
@@ -75,14 +112,16 @@ def read(text: str) -> list[Chunk]:
 
 def _lead(tokens: list[Token], n: int, items: list[Item]) -> tuple[str, list[Item]]:
     """The markup that starts block `n`, written as it was, and the items after it: a task
-    list item's box (`- [ ] to do`: GitHub's, which CommonMark reads as text)."""
-    first = items[0] if items else None
-    in_item = n > 1 and (tokens[n - 1].type, tokens[n - 2].type) == (
-        "paragraph_open",
-        "list_item_open",
-    )
+    list item's box (`- [ ] to do`) or a footnote's label (`[^1]: text`), GitHub's."""
+    first, second = (items + ["", ""])[:2]
+    in_paragraph = tokens[n - 1].type == "paragraph_open"
+    in_item = in_paragraph and n > 1 and tokens[n - 2].type == "list_item_open"
     if in_item and isinstance(first, str) and (box := TASK.match(first)):
         return box.group(), [first[box.end() :], *items[1:]]
+    label = first.parts[0] if isinstance(first, Keep) else None
+    if in_paragraph and isinstance(label, str) and FOOTNOTE.fullmatch(label):
+        if isinstance(second, str) and second.startswith(":"):
+            return f"{label}:", [second[1:], *items[2:]]
     return "", items
 
 
@@ -140,6 +179,8 @@ def _items(children: list[Token], content: str, prefixes: list[str]) -> list[Ite
             items.append(Open(("[",), "link", empty=f"[{url}]{links[-1]}"))
         elif kind == "link_close":
             items.append(Close(f"]{links.pop()}", "link"))
+        elif kind == "footnote_ref":
+            items.append(Keep((token.markup,)))
         elif kind == "code_inline":
             pad = " " if token.content.startswith("`") or token.content.endswith("`") else ""
             items.append(Keep((f"{token.markup}{pad}{token.content}{pad}{token.markup}",)))
