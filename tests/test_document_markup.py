@@ -62,3 +62,11 @@ def test_a_footnote_that_reads_as_a_link_definition_is_still_translated(tiny):
     notes = 'il voit chat[^a]\n\n[^a]: je mange "pain"\n'  # a link definition's shape
     out = tiny.translate_document(notes, format="markdown", beam=1)
     assert out.startswith("he sees cat[^a]\n\n[^a]: I eats bread")
+
+
+def test_markdown_front_matter_is_kept_as_it_was(tiny):
+    front = "---\ntitle: je mange pain\ntags: [chat]\n---\n"
+    out = tiny.translate_document(front + "\nil voit chat\n\n---\n", format="markdown", beam=1)
+    assert out == front + "\nhe sees cat\n\n---\n"
+    rule = "---\n\nil voit chat\n"  # a blank line after it: a thematic break, then text
+    assert tiny.translate_document(rule, format="markdown", beam=1) == "---\n\nhe sees cat\n"

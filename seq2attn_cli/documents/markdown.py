@@ -1,5 +1,6 @@
 """Markdown documents: the text of each paragraph, heading, list item and table cell
-translated, its emphasis, links and code placed by attention (inline.py).
+translated, its emphasis, links and code placed by attention (inline.py); YAML front matter
+kept as it was.
 
 markdown-it-py (CommonMark, with GitHub's tables, strikethrough and footnotes, whose `[^1]`
 and `[^1]:` are kept as written, their definitions translated) finds the blocks; only
@@ -30,6 +31,11 @@ SPECIAL = re.compile(r"[\\`*_\[\]<>]")  # in text, these would start markup
 TASK = re.compile(r"\[[ xX]\](?=\s|$)")  # a task list item's box: - [ ] to do, - [x] done
 FOOTNOTE = re.compile(r"\[\^[^\]\s]+\]")  # GitHub's footnote reference: [^1], [^note]
 DEFINITION = re.compile(FOOTNOTE.pattern + ":")  # and a footnote's definition: [^1]: text
+# YAML front matter (Jekyll, Hugo, pandoc): data, not text; CommonMark would read a heading.
+# Its first line is not blank, as pandoc asks: `---` then a blank line is a thematic break
+FRONT_MATTER = re.compile(
+    r"\A---[ \t]*\r?\n(?![ \t]*\r?\n)(?:.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S
+)
 MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
 
 
@@ -91,7 +97,15 @@ PARSER.inline.ruler.at("autolink", _with_source(autolink, "link_open", 0))
 
 
 def read(text: str) -> list[Chunk]:
-    """The document as chunks: markup as written, each block's text as an Inline."""
+    """The document as chunks: its front matter and markup as written, each block's text as
+    an Inline."""
+    front = FRONT_MATTER.match(text)
+    head = front.group() if front else ""
+    return [head, *_blocks(text[len(head) :])]
+
+
+def _blocks(text: str) -> list[Chunk]:
+    """Markdown as chunks: markup as written, each block's text as an Inline."""
     starts = [0] + [m.end() for m in re.finditer("\n", text)] + [len(text)]
     chunks: list[Chunk] = []
     cursor = 0
