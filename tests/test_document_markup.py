@@ -70,3 +70,10 @@ def test_markdown_front_matter_is_kept_as_it_was(tiny):
     assert out == front + "\nhe sees cat\n\n---\n"
     rule = "---\n\nil voit chat\n"  # a blank line after it: a thematic break, then text
     assert tiny.translate_document(rule, format="markdown", beam=1) == "---\n\nhe sees cat\n"
+
+
+def test_a_table_cell_with_an_escaped_pipe_is_translated_on_each_side(shipped):
+    table = "| Chat | Rat |\n|------|-----|\n| Le chat \\| le rat | `a \\| b` |\n"
+    out = shipped.translate_document(table, format="markdown")
+    assert out == "| Check out! | Go away |\n|------|-----|\n| The cat \\| The rat | `a \\| b` |\n"
+    assert "<td>The cat | The rat</td>\n<td><code>a | b</code></td>" in RENDER(out)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock, paragraph, reference
@@ -114,12 +115,19 @@ def _blocks(text: str) -> list[Chunk]:
         if token.type != "inline" or token.map is None or not token.children:
             continue
         lo, hi = starts[token.map[0]], starts[min(token.map[1], len(starts) - 1)]
-        found = _locate(text, token.content.split("\n"), max(cursor, lo), hi)
+        cell = tokens[n - 1].type in ("th_open", "td_open")
+        lines = token.content.split("\n")
+        lines = [line.replace("|", "\\|") for line in lines] if cell else lines  # as written
+        found = _locate(text, lines, max(cursor, lo), hi)
         if found is None:  # not where markdown-it says: the block is kept as it was
             continue
         start, end, prefixes = found
         lead, items = _lead(tokens, n, _items(token.children, token.content, prefixes))
-        chunks += [text[cursor : start + len(lead)], Inline(items, escape)]
+        if cell:  # its `|` as written, `\\|`
+            inline = Inline([piece for item in items for piece in _piped(item)], escape_cell)
+        else:
+            inline = Inline(items, escape)
+        chunks += [text[cursor : start + len(lead)], inline]
         cursor = end
     return [*chunks, text[cursor:]]
 
@@ -143,6 +151,39 @@ def escape(text: str) -> str:
     """Text written into Markdown: the characters that would start markup escaped, but those
     of a URL or e-mail address, which comes out as it was written (its text held them)."""
     return around(text, lambda other: SPECIAL.sub(r"\\\g<0>", other), str)
+
+
+def escape_cell(text: str) -> str:
+    """Text written into a table cell: escaped as any, and its `|` too, or it would end the cell."""
+    return _pipe(escape(text))
+
+
+def _pipe(text: str) -> str:
+    """Markup written into a table cell, its `|` escaped as they were (markdown-it reads a
+    cell's `\\|` as `|` before the cell's inline markup: in code and links too, as GitHub)."""
+    return text.replace("|", "\\|")
+
+
+def _piped(item: Item) -> list[Item]:
+    """An item of a table cell, its `|` escaped again. In its text a `\\|` parts what is on
+    each side (`oui \\| non`), translated apart; the model has no piece for `|` and would
+    leave it out."""
+    if isinstance(item, str):
+        pieces = re.split(r"(\s*\|\s*)", item)  # its spaces with it: a break has none after it
+        return [
+            Keep((_pipe(piece),), breaks=True, cuts=True) if k % 2 else piece
+            for k, piece in enumerate(pieces)
+            if piece
+        ]
+    if isinstance(item, Close):
+        return [replace(item, text=_pipe(item.text))]
+    parts = tuple(
+        replace(p, escape=_pipe) if isinstance(p, Plain) else _pipe(p) for p in item.parts
+    )
+    if isinstance(item, Open):
+        empty = None if item.empty is None else _pipe(item.empty)
+        return [replace(item, parts=parts, empty=empty)]
+    return [replace(item, parts=parts)]
 
 
 def _locate(
