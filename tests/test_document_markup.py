@@ -77,3 +77,16 @@ def test_a_table_cell_with_an_escaped_pipe_is_translated_on_each_side(shipped):
     out = shipped.translate_document(table, format="markdown")
     assert out == "| Check out! | Go away |\n|------|-----|\n| The cat \\| The rat | `a \\| b` |\n"
     assert "<td>The cat | The rat</td>\n<td><code>a | b</code></td>" in RENDER(out)
+
+
+def test_subtitle_position_tags_are_kept_and_the_words_around_them_translated(shipped):
+    cues = (
+        "1\n00:00:01,000 --> 00:00:02,000\n{\\an8}En haut de l'écran.\n\n"
+        "2\n00:00:03,000 --> 00:00:04,000\n{\\an8}- Le chat dort.\n- Le chien mange.\n\n"
+        "3\n00:00:05,000 --> 00:00:06,000\n{\\i1}Bonjour{\\i0} mon ami.\n"
+    )
+    assert shipped.translate_document(cues, format="srt") == (
+        "1\n00:00:01,000 --> 00:00:02,000\n{\\an8}In the top of the screen.\n\n"
+        "2\n00:00:03,000 --> 00:00:04,000\n{\\an8}- The cat sleeps.\n- The dog eats.\n\n"
+        "3\n00:00:05,000 --> 00:00:06,000\n{\\i1}Good morning{\\i0} is my friend.\n"
+    )
