@@ -34,6 +34,9 @@ class Open:
 
     parts: tuple[Part, ...]
     name: str
+    # what the pair writes when it comes out around nothing: None, itself (`<b></b>`); Markdown
+    # cannot write `****`, so its marks write "" and a link its destination as its text
+    empty: str | None = None
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ written as it was, `Plain` runs and `Inline` runs with their `Open`/`Close` tag 
 them all in one call and writes the document back. The tags of a sentence nest as in the
 source, and so they do in the output: a tag's target words lie within its parent's, siblings
 never overlap, and a tag whose words could not be kept apart is written empty, never dropped or
-doubled. A run whose tags do not nest in the source keeps each tag as a `Keep`, placed the same
-way.
+doubled (in Markdown, which cannot write empty emphasis, as its `Open.empty` text). A run whose
+tags do not nest in the source keeps each tag as a `Keep`, placed the same way.
 """
 
 from __future__ import annotations
@@ -273,6 +273,7 @@ def _sentence(
                 parent=index.get(span.parent) if span.parent is not None else None,
                 outer_start=cs <= starts[first] and not words[first][0].isalnum(),
                 outer_end=ce >= ends[last] and not words[last][-1].isalnum(),
+                empty=span.open.empty,
             )
         )
     atoms = [

@@ -1,9 +1,12 @@
 """Markdown documents: the text of each paragraph, heading, list item and table cell
-translated, its emphasis, links and code placed by attention (inline.py).
+translated, its emphasis, links and code placed by attention (inline.py); YAML front matter
+kept as it was.
 
-markdown-it-py (CommonMark, with GitHub's tables and strikethrough) finds the blocks; only
-the source of each block's text is replaced, so everything around it (list markers, `>`,
-`#`, table pipes, blank lines, code blocks, HTML blocks, link definitions) is kept as it was.
+markdown-it-py (CommonMark, with GitHub's tables, strikethrough and footnotes, whose `[^1]`
+and `[^1]:` are kept as written, their definitions translated) finds the blocks; only
+the source of each block's text is replaced, so everything around it (list markers and
+GitHub's task boxes, `>`, `#`, table pipes, blank lines, code blocks, HTML blocks, link
+definitions) is kept as it was.
 A paragraph's lines are joined into one (a hard line break stays); inline code, URLs, HTML
 and backslash escapes are kept as written. A link's or image's destination and title, or
 its reference, are written back as they were in the source, character for character.
@@ -13,8 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock, paragraph, reference
 from markdown_it.rules_inline import autolink, image, link
 from markdown_it.rules_inline.state_inline import StateInline
 from markdown_it.token import Token
@@ -24,6 +29,14 @@ from .chunks import Chunk, Close, Inline, Item, Keep, Open, Plain
 
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
 SPECIAL = re.compile(r"[\\`*_\[\]<>]")  # in text, these would start markup
+TASK = re.compile(r"\[[ xX]\](?=\s|$)")  # a task list item's box: - [ ] to do, - [x] done
+FOOTNOTE = re.compile(r"\[\^[^\]\s]+\]")  # GitHub's footnote reference: [^1], [^note]
+DEFINITION = re.compile(FOOTNOTE.pattern + ":")  # and a footnote's definition: [^1]: text
+# YAML front matter (Jekyll, Hugo, pandoc): data, not text; CommonMark would read a heading.
+# Its first line is not blank, as pandoc asks: `---` then a blank line is a thematic break
+FRONT_MATTER = re.compile(
+    r"\A---[ \t]*\r?\n(?![ \t]*\r?\n)(?:.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S
+)
 MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
 
 
@@ -46,34 +59,131 @@ def _with_source(rule: Callable[[StateInline, bool], bool], kind: str, label: in
     return wrapped
 
 
+def _footnote(state: StateInline, silent: bool) -> bool:
+    """An inline rule for GitHub's footnote references (`[^1]`), kept as written."""
+    found = FOOTNOTE.match(state.src, state.pos)
+    if found is None:
+        return False
+    if not silent:
+        state.push("footnote_ref", "", 0).markup = found.group()
+    state.pos = found.end()
+    return True
+
+
+def _no_footnote(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """The link definition rule, but not for a footnote's (`[^1]: text`, a paragraph to
+    translate; read as a link definition, `[^1]: Voir "ici"` would be kept untranslated)."""
+    if DEFINITION.match(state.src, state.bMarks[start] + state.tShift[start]):
+        return False
+    return reference(state, start, end, silent)
+
+
+def _footnote_definition(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A footnote's definition (`[^1]: text`) read as a paragraph of its own, as GitHub does:
+    the next one ends it rather than being joined to its line."""
+    at = state.bMarks[start] + state.tShift[start]
+    if state.sCount[start] - state.blkIndent >= 4 or not DEFINITION.match(state.src, at):
+        return False
+    return silent or paragraph(state, start, end, silent)
+
+
+PARSER.block.ruler.at("reference", _no_footnote)
+PARSER.block.ruler.before(
+    "paragraph", "footnote_definition", _footnote_definition, {"alt": ["paragraph"]}
+)
+PARSER.inline.ruler.before("link", "footnote_ref", _footnote)
 PARSER.inline.ruler.at("link", _with_source(link, "link_open", 1))
 PARSER.inline.ruler.at("image", _with_source(image, "image", 2))
 PARSER.inline.ruler.at("autolink", _with_source(autolink, "link_open", 0))
 
 
 def read(text: str) -> list[Chunk]:
-    """The document as chunks: markup as written, each block's text as an Inline."""
+    """The document as chunks: its front matter and markup as written, each block's text as
+    an Inline."""
+    front = FRONT_MATTER.match(text)
+    head = front.group() if front else ""
+    return [head, *_blocks(text[len(head) :])]
+
+
+def _blocks(text: str) -> list[Chunk]:
+    """Markdown as chunks: markup as written, each block's text as an Inline."""
     starts = [0] + [m.end() for m in re.finditer("\n", text)] + [len(text)]
     chunks: list[Chunk] = []
     cursor = 0
-    for token in PARSER.parse(text):
+    tokens = PARSER.parse(text)
+    for n, token in enumerate(tokens):
         if token.type != "inline" or token.map is None or not token.children:
             continue
         lo, hi = starts[token.map[0]], starts[min(token.map[1], len(starts) - 1)]
-        found = _locate(text, token.content.split("\n"), max(cursor, lo), hi)
+        cell = tokens[n - 1].type in ("th_open", "td_open")
+        lines = token.content.split("\n")
+        lines = [line.replace("|", "\\|") for line in lines] if cell else lines  # as written
+        found = _locate(text, lines, max(cursor, lo), hi)
         if found is None:  # not where markdown-it says: the block is kept as it was
             continue
         start, end, prefixes = found
-        items = _items(token.children, token.content, prefixes)
-        chunks += [text[cursor:start], Inline(items, escape)]
+        lead, items = _lead(tokens, n, _items(token.children, token.content, prefixes))
+        if cell:  # its `|` as written, `\\|`
+            inline = Inline([piece for item in items for piece in _piped(item)], escape_cell)
+        else:
+            inline = Inline(items, escape)
+        chunks += [text[cursor : start + len(lead)], inline]
         cursor = end
     return [*chunks, text[cursor:]]
+
+
+def _lead(tokens: list[Token], n: int, items: list[Item]) -> tuple[str, list[Item]]:
+    """The markup that starts block `n`, written as it was, and the items after it: a task
+    list item's box (`- [ ] to do`) or a footnote's label (`[^1]: text`), GitHub's."""
+    first, second = (items + ["", ""])[:2]
+    in_paragraph = tokens[n - 1].type == "paragraph_open"
+    in_item = in_paragraph and n > 1 and tokens[n - 2].type == "list_item_open"
+    if in_item and isinstance(first, str) and (box := TASK.match(first)):
+        return box.group(), [first[box.end() :], *items[1:]]
+    label = first.parts[0] if isinstance(first, Keep) else None
+    if in_paragraph and isinstance(label, str) and FOOTNOTE.fullmatch(label):
+        if isinstance(second, str) and second.startswith(":"):
+            return f"{label}:", [second[1:], *items[2:]]
+    return "", items
 
 
 def escape(text: str) -> str:
     """Text written into Markdown: the characters that would start markup escaped, but those
     of a URL or e-mail address, which comes out as it was written (its text held them)."""
     return around(text, lambda other: SPECIAL.sub(r"\\\g<0>", other), str)
+
+
+def escape_cell(text: str) -> str:
+    """Text written into a table cell: escaped as any, and its `|` too, or it would end the cell."""
+    return _pipe(escape(text))
+
+
+def _pipe(text: str) -> str:
+    """Markup written into a table cell, its `|` escaped as they were (markdown-it reads a
+    cell's `\\|` as `|` before the cell's inline markup: in code and links too, as GitHub)."""
+    return text.replace("|", "\\|")
+
+
+def _piped(item: Item) -> list[Item]:
+    """An item of a table cell, its `|` escaped again. In its text a `\\|` parts what is on
+    each side (`oui \\| non`), translated apart; the model has no piece for `|` and would
+    leave it out."""
+    if isinstance(item, str):
+        pieces = re.split(r"(\s*\|\s*)", item)  # its spaces with it: a break has none after it
+        return [
+            Keep((_pipe(piece),), breaks=True, cuts=True) if k % 2 else piece
+            for k, piece in enumerate(pieces)
+            if piece
+        ]
+    if isinstance(item, Close):
+        return [replace(item, text=_pipe(item.text))]
+    parts = tuple(
+        replace(p, escape=_pipe) if isinstance(p, Plain) else _pipe(p) for p in item.parts
+    )
+    if isinstance(item, Open):
+        empty = None if item.empty is None else _pipe(item.empty)
+        return [replace(item, parts=parts, empty=empty)]
+    return [replace(item, parts=parts)]
 
 
 def _locate(
@@ -111,8 +221,8 @@ def _items(children: list[Token], content: str, prefixes: list[str]) -> list[Ite
             mark = "\\" if lines[line].endswith("\\") else "  "
             line += 1
             items.append(Keep((f"{mark}\n{prefixes[line]}",), breaks=True, cuts=True))
-        elif kind.removesuffix("_open") in MARKS:
-            items.append(Open((token.markup,), kind.removesuffix("_open")))
+        elif kind.removesuffix("_open") in MARKS:  # around no word: left out, not `****`
+            items.append(Open((token.markup,), kind.removesuffix("_open"), empty=""))
         elif kind.removesuffix("_close") in MARKS:
             items.append(Close(token.markup, kind.removesuffix("_close")))
         elif kind == "link_open" and token.markup == "autolink":
@@ -120,9 +230,12 @@ def _items(children: list[Token], content: str, prefixes: list[str]) -> list[Ite
             items.append(Keep((token.meta["tail"],)))  # <url>, as written
         elif kind == "link_open":
             links.append(_tail(token))
-            items.append(Open(("[",), "link"))
+            url = escape(PARSER.normalizeLinkText(token.attrs["href"]))  # around no word: its text
+            items.append(Open(("[",), "link", empty=f"[{url}]{links[-1]}"))
         elif kind == "link_close":
             items.append(Close(f"]{links.pop()}", "link"))
+        elif kind == "footnote_ref":
+            items.append(Keep((token.markup,)))
         elif kind == "code_inline":
             pad = " " if token.content.startswith("`") or token.content.endswith("`") else ""
             items.append(Keep((f"{token.markup}{pad}{token.content}{pad}{token.markup}",)))

@@ -4,7 +4,8 @@ A source word is aligned to the target word that attends to it most, and to ever
 word that puts most (70%) of its attention on it (bench/tag_placement.py).
 A tag goes around the first to the last target word aligned to the source words it wrapped,
 clipped to its parent's words; siblings that would overlap are trimmed apart, and one left
-with no word is written empty where it would start. So every tag appears once and they nest.
+with no word is written empty where it would start (or as its `empty` text: Markdown cannot
+write `****`). So every tag appears once and they nest.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class Tag:
     outer_end: bool = False
     lo: int = 0  # target words lo..hi; hi < lo: written empty, before word lo
     hi: int = -1
+    empty: str | None = None  # written instead of the pair around nothing (chunks.Open)
 
 
 @dataclass
@@ -117,6 +119,8 @@ def place(
     for n, tag in enumerate(tags):
         if tag.hi < tag.lo and (tag.parent is None or tags[tag.parent].hi >= tags[tag.parent].lo):
             text = "".join(_empty(tags, atoms, n))
+            if text and tag.empty is not None:  # Markdown: a link's URL, code it held, is a word
+                text += " "
             before.setdefault(min(tag.lo, len(tgt) - 1), []).append((tag.parent, text))
     for atom in atoms:
         if atom.parent is not None and tags[atom.parent].hi < tags[atom.parent].lo:
@@ -177,10 +181,14 @@ def _empty(tags: list[Tag], atoms: list[Atom], n: int | None) -> list[str]:
     """A tag written around nothing, with everything it held in the source, in order."""
     inside = [(t.first, 0, k) for k, t in enumerate(tags) if t.parent == n]
     inside += [(a.after + 0.5, 1, k) for k, a in enumerate(atoms) if a.parent == n]
-    out = [tags[n].open] if n is not None else []
+    out: list[str] = []
     for _, kind, k in sorted(inside):
         out += _empty(tags, atoms, k) if kind == 0 else [atoms[k].text]
-    return out + ([tags[n].close] if n is not None else [])
+    if n is None:
+        return out
+    if tags[n].empty is not None and not "".join(out):  # nothing inside it to show
+        return [tags[n].empty]
+    return [tags[n].open, *out, tags[n].close]
 
 
 def _within(tags: list[Tag], n: int | None, outer: int) -> bool:

@@ -4,7 +4,7 @@ The `srt` package reads each cue; a block it cannot read (a broken timing, a num
 not one) is kept as it was, untranslated. A cue's lines are translated as one text and its
 line breaks placed by attention, so a two-line cue stays two lines; a dialogue cue (each
 line starting with "-") has each line translated alone. <i>, <b>, <u> and <font> tags are
-placed as in HTML (html.py).
+placed as in HTML (html.py), and {\\an8}-style override tags kept as they were.
 """
 
 from __future__ import annotations
@@ -18,7 +18,11 @@ from . import html
 from .chunks import Chunk, Inline, Keep, same
 
 BLANK = re.compile(r"((?:\r?\n)(?:[ \t]*\r?\n)+)")  # what parts two cues
-DIALOGUE = re.compile(r"^(\s*-+\s*)(.*)$", re.S)
+# an ASS/SSA override tag, which players read in SubRip too: {\an8} (top of the screen),
+# {\i1}, {\c&H00FFFF&}; markup, not words
+OVERRIDE = r"\{\\[^{}]*\}"
+DIALOGUE = re.compile(rf"^(\s*(?:{OVERRIDE}\s*)*-+\s*)(.*)$", re.S)  # {\an8}- Hi!
+MARKUP = re.compile(rf"(\r?\n|{OVERRIDE})")  # kept as Keeps: line breaks and override tags
 
 
 def read(text: str) -> list[Chunk]:
@@ -75,11 +79,12 @@ def _text(content: str) -> list[Chunk]:
 
 
 def _broken(text: str) -> list:
-    """A run of text with each line break as a Keep that parts words."""
+    """A run of text with each line break as a Keep that parts words, and each override tag
+    ({\\an8}) as a Keep."""
     out: list = []
-    for n, line in enumerate(re.split(r"(\r?\n)", text)):
+    for n, piece in enumerate(MARKUP.split(text)):
         if n % 2:
-            out.append(Keep((line,), breaks=True))
-        elif line:
-            out.append(line)
+            out.append(Keep((piece,), breaks=not piece.startswith("{")))
+        elif piece:
+            out.append(piece)
     return out

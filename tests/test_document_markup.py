@@ -1,0 +1,92 @@
+"""Markup a document's words come with and that must come out as markup: emphasis the
+translation left with no word, GitHub's task boxes and footnotes, front matter, escaped pipes
+in a table, and subtitle position tags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+from seq2attn_cli.decoding.translator import Translator
+
+RENDER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_model: Path) -> Translator:
+    return Translator.load(tiny_model)
+
+
+def test_emphasis_left_with_no_word_prints_no_stray_asterisks(shipped):
+    # the model merges *italique*'s word into **gras**'s: the em has no word of its own
+    for source, expected, html in [
+        ("Un mot en **gras** et *italique*.\n", "A motorcyclist is **climbing** up.\n",
+         "<p>A motorcyclist is <strong>climbing</strong> up.</p>\n"),
+        ("* Deuxième élément avec **gras** et *italique*\n",
+         "* Two fourth elements with **grassticks**\n",
+         "<ul>\n<li>Two fourth elements with <strong>grassticks</strong></li>\n</ul>\n"),
+    ]:  # fmt: skip
+        out = shipped.translate_document(source, format="markdown")
+        assert out == expected and RENDER(out) == html
+
+
+def test_a_link_left_with_no_word_keeps_its_url_as_its_text(shipped):
+    out = shipped.translate_document(
+        "Un mot en **gras** et [italique](http://x.y/été).\n", format="markdown"
+    )
+    assert out == "A motorcyclist is **climbing** [http://x.y/été](http://x.y/été) up.\n"
+    assert '<a href="http://x.y/%C3%A9t%C3%A9">http://x.y/été</a> up.' in RENDER(out)
+
+
+def test_a_markdown_task_list_keeps_its_boxes(shipped):
+    tasks = "- [ ] Acheter du pain\n- [x] Appeler maman\n1. [ ] Arroser les plantes **le soir**.\n"
+    out = shipped.translate_document(tasks, format="markdown")
+    assert out == (
+        "- [ ] Bring some bread\n- [x] Call myman\n1. [ ] Water the plants **at night**.\n"
+    )
+    # GitHub reads a box where a list item's text starts with "[ ] " or "[x] "
+    assert RENDER(out).count("<li>[ ] ") == 2 and "<li>[x] Call" in RENDER(out)
+
+
+def test_markdown_footnotes_keep_their_references_and_labels(shipped):
+    notes = "Une note[^1] et une autre[^deux].\n\n[^1]: La note est ici.\n[^deux]: Le chat dort.\n"
+    out = shipped.translate_document(notes, format="markdown")
+    assert out == (
+        "A note[^1] and another[^deux].\n\n[^1]: The bill is here.\n[^deux]: The cat sleeps.\n"
+    )
+
+
+def test_a_footnote_that_reads_as_a_link_definition_is_still_translated(tiny):
+    notes = 'il voit chat[^a]\n\n[^a]: je mange "pain"\n'  # a link definition's shape
+    out = tiny.translate_document(notes, format="markdown", beam=1)
+    assert out.startswith("he sees cat[^a]\n\n[^a]: I eats bread")
+
+
+def test_markdown_front_matter_is_kept_as_it_was(tiny):
+    front = "---\ntitle: je mange pain\ntags: [chat]\n---\n"
+    out = tiny.translate_document(front + "\nil voit chat\n\n---\n", format="markdown", beam=1)
+    assert out == front + "\nhe sees cat\n\n---\n"
+    rule = "---\n\nil voit chat\n"  # a blank line after it: a thematic break, then text
+    assert tiny.translate_document(rule, format="markdown", beam=1) == "---\n\nhe sees cat\n"
+
+
+def test_a_table_cell_with_an_escaped_pipe_is_translated_on_each_side(shipped):
+    table = "| Chat | Rat |\n|------|-----|\n| Le chat \\| le rat | `a \\| b` |\n"
+    out = shipped.translate_document(table, format="markdown")
+    assert out == "| Check out! | Go away |\n|------|-----|\n| The cat \\| The rat | `a \\| b` |\n"
+    assert "<td>The cat | The rat</td>\n<td><code>a | b</code></td>" in RENDER(out)
+
+
+def test_subtitle_position_tags_are_kept_and_the_words_around_them_translated(shipped):
+    cues = (
+        "1\n00:00:01,000 --> 00:00:02,000\n{\\an8}En haut de l'écran.\n\n"
+        "2\n00:00:03,000 --> 00:00:04,000\n{\\an8}- Le chat dort.\n- Le chien mange.\n\n"
+        "3\n00:00:05,000 --> 00:00:06,000\n{\\i1}Bonjour{\\i0} mon ami.\n"
+    )
+    assert shipped.translate_document(cues, format="srt") == (
+        "1\n00:00:01,000 --> 00:00:02,000\n{\\an8}In the top of the screen.\n\n"
+        "2\n00:00:03,000 --> 00:00:04,000\n{\\an8}- The cat sleeps.\n- The dog eats.\n\n"
+        "3\n00:00:05,000 --> 00:00:06,000\n{\\i1}Good morning{\\i0} is my friend.\n"
+    )
