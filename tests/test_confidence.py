@@ -107,6 +107,14 @@ def test_the_progressive_en_train_de_is_grammar_but_a_train_can_be_missed() -> N
     assert dropped(src, weights, 0.3, FRENCH) == ["train"]
 
 
+def test_every_language_with_stop_words_keeps_them_unflagged() -> None:
+    src = ["▁The", "▁cat", "▁and", "▁the", "▁dog", "</s>"]
+    weights = [[0, 1.0, 0, 0, 0, 0], [0, 0, 0, 0, 1.0, 0], [0, 0, 0, 0, 0, 1.0]]
+    assert dropped(src, weights, 0.3, Unflagged.of("en")) == []
+    assert dropped(src, weights, 0.3, NONE) == ["The", "and", "the"]
+    assert all(Unflagged.of(lang).words >= STOP_SETS[lang] for lang in STOP_SETS)
+
+
 def test_only_an_elided_article_or_pronoun_is_read_past() -> None:
     french, english = STOP_SETS["fr"], STOP_SETS["en"]
     assert not can_drop("d'être", french) and not can_drop("qu'il", french)

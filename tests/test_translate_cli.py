@@ -277,8 +277,10 @@ def test_a_line_the_model_cannot_read_at_all_comes_back_as_given_not_invented(ti
     translator = Translator.load(tiny_model)
     alone = translator.translate("🍕 🍕", beam=1)
     assert alone.text == "🍕 🍕" and alone.confidence == 0.0 and alone.tgt_tokens == []
-    among = translator.translate(["je mange pain", "🍕 🍕", ""], beam=1)
-    assert [t.text for t in among] == ["I eats bread", "🍕 🍕", ""]
+    among = translator.translate(
+        ["je mange pain", "🍕 🍕", "", "😂😂 !", "- 🎵 -", "\ufffd"], beam=1
+    )
+    assert [t.text for t in among] == ["I eats bread", "🍕 🍕", "", "😂😂 !", "- 🎵 -", "\ufffd"]
 
 
 def test_warnings_name_the_file_and_line(tiny_model, tmp_path):

@@ -39,9 +39,10 @@ STOP_SETS = {lang: frozenset(words.split()) for lang, words in STOP_WORDS.items(
 # words among those flagged most often on the dev sets that a hand check found carried by the
 # translation (forms of "être", pronouns, "est-ce" of "est-ce que"). Not "par", "comme",
 # "lui", "dont": 8 of 12 such flags checked were really missing ("par hasard", "chez lui")
+MORE_FUNCTION_WORDS = {"fr": "suis es sommes êtes se me te cela ceci ça est-ce"}
 UNFLAGGED = {
-    lang: STOP_SETS[lang] | frozenset(words.split())
-    for lang, words in {"fr": "suis es sommes êtes se me te cela ceci ça est-ce"}.items()
+    lang: stop | frozenset(MORE_FUNCTION_WORDS.get(lang, "").split())
+    for lang, stop in STOP_SETS.items()
 }
 # Phrases a translation writes as one word or a few ("quelque chose" -> "something"): their
 # words share the attention the phrase got, so "chose" is not dropped when "quelque" was read.

@@ -52,7 +52,6 @@ class Translator:
         self.part_pieces = min(self.max_pieces, PART_PIECES)  # longer lines: in parts
         self.tgt_pieces = model.tgt_pieces.tolist()
         self.english = config.languages[1] == "en"  # articles.agree is for English only
-        self.word_start = subwords.sp.piece_to_id("▁")  # the piece of a bare word start
         self.judge = config.confidence  # how signals make a confidence (confidence.py)
         self.unflagged = Unflagged.of(config.languages[0] or "")  # what is never named dropped
 
@@ -147,14 +146,18 @@ class Translator:
         return [
             with_urls(self.rate(joined(line.text, found, truncated=line.truncated)), line.hidden)
             if found or not line.text.strip()
-            else as_given(line)
-            for line, found in zip(lines, done, strict=True)
+            else as_given(given)
+            for given, line, found in zip(texts, lines, done, strict=True)
         ]
 
     def _readable(self, ids: list[int]) -> bool:
-        """Whether source pieces hold anything but <unk> and bare word starts: fed only those
-        ("🍕" is "▁ <unk>"), the model wrote "Come on." for any of them."""
-        return any(i != UNK and i != self.word_start for i in ids)
+        """Whether source pieces hold a letter or digit the model knows (not <unk>, U+FFFD)."""
+        # fed only <unk>, word starts and punctuation ("😂😂!" is "▁ <unk> !"), the model
+        # invents a sentence: "Come on.", "Take off!"
+        pieces = self.subwords.pieces(ids)
+        return any(
+            i != UNK and any(c.isalnum() for c in p) for i, p in zip(ids, pieces, strict=True)
+        )
 
     def translate_document(self, text: str, *, format: str = "text", beam: int = 5) -> str:
         """Translate a document (documents.FORMATS): its structure kept, its tags placed."""
@@ -200,10 +203,10 @@ class Translator:
         return own, pieces, write_back(self.subwords.text(agreed), given)
 
 
-def as_given(line: Source) -> Translation:
+def as_given(text: str) -> Translation:
     """A line with nothing the model can read (emoji, a script it has no pieces for), written
-    back as given rather than translated into an invented sentence; confidence 0."""
-    return Translation(line.text, line.text, 0.0, [], [], [], truncated=line.truncated)
+    back exactly as given rather than translated into an invented sentence; confidence 0."""
+    return Translation(text, text, 0.0, [], [], [])
 
 
 def _describe(value: Any) -> str:
