@@ -70,6 +70,18 @@ def test_markdown_front_matter_is_kept_as_it_was(tiny):
     assert out == front + "\nhe sees cat\n\n---\n"
     rule = "---\n\nil voit chat\n"  # a blank line after it: a thematic break, then text
     assert tiny.translate_document(rule, format="markdown", beam=1) == "---\n\nhe sees cat\n"
+    bom = "\ufeff" + front + "il voit chat\n"  # saved by a Windows editor
+    assert tiny.translate_document(bom, format="markdown", beam=1) == "\ufeff" + front + (
+        "he sees cat\n"
+    )
+    heading = "---\n# il voit chat\n\nje mange pain\n\n---\n"  # a rule, then a heading
+    out = tiny.translate_document(heading, format="markdown", beam=1)
+    assert "he sees cat" in out and "I eats bread" in out
+
+
+def test_a_link_whose_text_starts_with_a_caret_is_a_link_not_a_footnote(tiny):
+    out = tiny.translate_document("il voit [^chat](#top)\n", format="markdown", beam=1)
+    assert "](#top)" in out and "[^chat]" not in out
 
 
 def test_a_table_cell_with_an_escaped_pipe_is_translated_on_each_side(shipped):

@@ -30,12 +30,16 @@ from .chunks import Chunk, Close, Inline, Item, Keep, Open, Plain
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
 SPECIAL = re.compile(r"[\\`*_\[\]<>]")  # in text, these would start markup
 TASK = re.compile(r"\[[ xX]\](?=\s|$)")  # a task list item's box: - [ ] to do, - [x] done
-FOOTNOTE = re.compile(r"\[\^[^\]\s]+\]")  # GitHub's footnote reference: [^1], [^note]
+# GitHub's footnote reference: [^1], [^note]; not a link's text ("[^haut](#top)", "[^a][ref]")
+FOOTNOTE = re.compile(r"\[\^[^\]\s]+\](?![(\[])")
 DEFINITION = re.compile(FOOTNOTE.pattern + ":")  # and a footnote's definition: [^1]: text
 # YAML front matter (Jekyll, Hugo, pandoc): data, not text; CommonMark would read a heading.
-# Its first line is not blank, as pandoc asks: `---` then a blank line is a thematic break
+# "---" (a Windows editor's BOM before it), "key:" lines, then "---" or "..."; "---" then a
+# blank line, a heading or a sentence is a thematic break, as pandoc reads it
 FRONT_MATTER = re.compile(
-    r"\A---[ \t]*\r?\n(?![ \t]*\r?\n)(?:.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S
+    r"\A\ufeff?---[ \t]*\r?\n(?:(?=[\w\"'-]+[ \t]*:(?:[ \t]|\r?\n)).*?\r?\n)?"
+    r"(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)",
+    re.S,
 )
 MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
 
