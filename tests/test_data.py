@@ -164,6 +164,14 @@ def test_line_chunks_keep_every_line_and_cut_endless_ones():
     assert lines == [b"a", b"", b"   ", b"x" * 1000, b"last"]
 
 
+def test_a_long_line_is_cut_between_characters_not_inside_one():
+    for data in ("a" + "é" * 600 + "\nb", "a" + "é" * 600):  # é is 2 bytes: 1000 falls inside
+        lines = [line for chunk in line_chunks(io.BytesIO(data.encode()), chunk=4, max_bytes=1000)
+                 for line in chunk]  # fmt: skip
+        assert lines[0] == ("a" + "é" * 499).encode()  # 999 bytes, and valid UTF-8
+        lines[0].decode("utf-8")
+
+
 def test_line_chunks_hold_at_most_chunk_bytes_of_long_lines():
     data = b"".join(b"y" * 300 + b"\n" for _ in range(10))
     chunks = list(line_chunks(io.BytesIO(data), chunk=100, chunk_bytes=1000))

@@ -280,7 +280,7 @@ def test_a_line_the_model_cannot_read_at_all_comes_back_as_given_not_invented(ti
     among = translator.translate(
         ["je mange pain", "🍕 🍕", "", "😂😂 !", "- 🎵 -", "\ufffd"], beam=1
     )
-    assert [t.text for t in among] == ["I eats bread", "🍕 🍕", "", "😂😂 !", "- 🎵 -", "\ufffd"]
+    assert [t.text for t in among] == ["I eats bread", "🍕 🍕", "", "😂😂!", "- 🎵 -", "\ufffd"]
 
 
 def test_warnings_name_the_file_and_line(tiny_model, tmp_path):
@@ -304,3 +304,13 @@ def test_a_latin1_letter_in_a_utf8_file_is_named_with_its_line_not_passed_over(
     assert result.returncode == 0 and len(result.stdout.decode().splitlines()) == 3
     assert f"{book}: line 3: not UTF-8 (byte e9 at byte 7)" in result.stderr.decode()
     assert "line 1" not in result.stderr.decode() and "line 2" not in result.stderr.decode()
+    book.write_bytes(b"le caf\xe9 chaud\n" * 5)  # a Latin-1 file: three named, then a count
+    warned = s2a("translate", "--model", str(tiny_model), "--beam", "1", "-i", str(book))
+    named = [w for w in warned.stderr.decode().splitlines() if "not UTF-8" in w]
+    assert [w.split(": not")[0] for w in named] == [
+        f"warning: {book}: line {n}" for n in (1, 2, 3)
+    ] + [f"warning: {book}: 2 more lines not UTF-8 (Latin-1? iconv -f latin1 -t utf-8 converts it)"]
+    page = tmp_path / "page.md"
+    page.write_bytes(b"je mange pain\n\nle caf\xe9 chaud\n")
+    document = s2a("translate", "--model", str(tiny_model), "--beam", "1", "-i", str(page))
+    assert f"{page}: not UTF-8 (line 3, byte e9 at byte 7)" in document.stderr.decode()

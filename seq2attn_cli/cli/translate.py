@@ -32,6 +32,8 @@ from .common import (
     use_color,
 )
 
+BAD_LINES_NAMED = 3  # lines not UTF-8 named one by one; the rest are counted
+
 
 def translate(
     text: Annotated[
@@ -117,28 +119,37 @@ def translate(
         else:
             from ..data.streams import line_chunks, not_text
 
-            line_no = 1
+            line_no, bad = 1, 0  # bad: lines not UTF-8
             # big chunks sort better by length: 16 batches a chunk ~10% faster than 4 (beam 5)
             for chunk in line_chunks(stream or sys.stdin.buffer, chunk=batch_size * 16):
                 if line_no == 1 and (problem := not_text(chunk)):
                     fail(f"{name or 'stdin'}: {problem}")
-                lines = [_decoded(raw, _place(name, line_no + k)) for k, raw in enumerate(chunk)]
+                lines, bad = _decoded(chunk, name, line_no, bad)
                 emit(lines, line_no)
                 line_no += len(lines)
+            if bad > BAD_LINES_NAMED:
+                more = bad - BAD_LINES_NAMED
+                err.print(
+                    f"[yellow]warning:[/] {escape(name or 'stdin')}: {more:,} more "
+                    f"line{'s' if more > 1 else ''} not UTF-8 (Latin-1? iconv -f latin1 "
+                    "-t utf-8 converts it)",
+                    soft_wrap=True,
+                )
 
 
-def _decoded(raw: bytes, place: str) -> str:
-    """An input line as text; bytes that are not UTF-8 become U+FFFD, and a warning says where."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        bad = raw[error.start : error.end].hex(" ")
-        err.print(
-            f"[yellow]warning:[/] {escape(place)}: not UTF-8 (byte {bad} at byte "
-            f"{error.start + 1}); read as \ufffd",
-            soft_wrap=True,
-        )
-        return raw.decode("utf-8", errors="replace")
+def _decoded(chunk: list[bytes], name: str | None, line_no: int, bad: int) -> tuple[list[str], int]:
+    """A chunk's lines as text, and how many lines so far were not UTF-8: the first three are
+    named in a warning each, so that a Latin-1 file does not bury stderr."""
+    from ..data.streams import decoded
+
+    lines = []
+    for k, raw in enumerate(chunk):
+        text, problem = decoded(raw)
+        if problem and (bad := bad + 1) <= BAD_LINES_NAMED:
+            place = escape(_place(name, line_no + k))
+            err.print(f"[yellow]warning:[/] {place}: {problem}", soft_wrap=True)
+        lines.append(text)
+    return lines, bad
 
 
 def _document_format(input: Path | None, given: str | None) -> str | None:
@@ -155,7 +166,7 @@ def _document_format(input: Path | None, given: str | None) -> str | None:
 
 def _read_document(path: Path | None) -> str:
     """A whole document, from its file or stdin, or one error line naming it."""
-    from ..data.streams import not_text
+    from ..data.streams import decoded, not_text
     from ..documents import MAX_CHARS
 
     name = "stdin" if path is None or str(path) == "-" else str(path)
@@ -164,9 +175,11 @@ def _read_document(path: Path | None) -> str:
         data = stream.read(4 * MAX_CHARS + 1)  # UTF-8: at most 4 bytes a character
     if problem := not_text([data[: 1 << 16]]):
         fail(f"{name}: {problem}")
-    text = data.decode("utf-8", errors="replace")
+    text, problem = decoded(data)
     if len(data) > 4 * MAX_CHARS or len(text) > MAX_CHARS:
         fail(f"{name}: more than {MAX_CHARS:,} characters; split it, or translate it line by line")
+    if problem:
+        err.print(f"[yellow]warning:[/] {escape(name)}: {problem}", soft_wrap=True)
     return text
 
 

@@ -30,13 +30,13 @@ def line_chunks(
             data, cut = data[newline:], False  # the newline completes the cut line below
         *complete, pending = (pending + data).split(b"\n")
         for line in complete:
-            lines.append(line[:max_bytes])
+            lines.append(_cut(line, max_bytes))
             size += len(lines[-1])
             if len(lines) >= chunk or size >= chunk_bytes:
                 yield lines
                 lines, size = [], 0
         if len(pending) > max_bytes:
-            pending, cut = pending[:max_bytes], True
+            pending, cut = _cut(pending, max_bytes), True
         if lines and not _ready(stream):
             yield lines
             lines, size = [], 0
@@ -44,6 +44,19 @@ def line_chunks(
         lines.append(pending)
     if lines:
         yield lines
+
+
+def _cut(line: bytes, max_bytes: int) -> bytes:
+    """`line` cut near `max_bytes` between characters, never inside one's UTF-8 bytes: before
+    the character that crosses the limit, or after it if it is the first."""
+    end = min(len(line), max_bytes)
+    while 0 < end < len(line) and line[end] & 0xC0 == 0x80:  # a continuation byte
+        end -= 1
+    if end == 0 and line:  # one character longer than the limit: kept whole, not lost
+        end = 1
+        while end < len(line) and line[end] & 0xC0 == 0x80:
+            end += 1
+    return line[:end]
 
 
 def _ready(stream: BinaryIO) -> bool:
@@ -81,3 +94,21 @@ def not_text(lines: list[bytes]) -> str | None:
             "s2a reads UTF-8 text"
         )
     return None
+
+
+def decoded(raw: bytes) -> tuple[str, str | None]:
+    """Bytes as text, each invalid UTF-8 sequence read as U+FFFD, and what was wrong (or None):
+    where the first bad byte is, its line when `raw` holds several."""
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as error:
+        text = raw.decode("utf-8", errors="replace")
+        more = text.count("\ufffd") - raw.count("\ufffd".encode()) - 1
+        line = raw.count(b"\n", 0, error.start)
+        start = error.start - (raw.rfind(b"\n", 0, error.start) + 1)
+        where = f"line {line + 1}, " if b"\n" in raw else ""
+        return text, (
+            f"not UTF-8 ({where}byte {raw[error.start : error.end].hex(' ')} at byte {start + 1}"
+            + (f", and {more:,} more" if more > 0 else "")
+            + "); read as \ufffd"
+        )

@@ -146,8 +146,8 @@ class Translator:
         return [
             with_urls(self.rate(joined(line.text, found, truncated=line.truncated)), line.hidden)
             if found or not line.text.strip()
-            else as_given(given)
-            for given, line, found in zip(texts, lines, done, strict=True)
+            else as_given(line.text, truncated=line.truncated)
+            for line, found in zip(lines, done, strict=True)
         ]
 
     def _readable(self, ids: list[int]) -> bool:
@@ -203,10 +203,11 @@ class Translator:
         return own, pieces, write_back(self.subwords.text(agreed), given)
 
 
-def as_given(text: str) -> Translation:
+def as_given(text: str, *, truncated: bool) -> Translation:
     """A line with nothing the model can read (emoji, a script it has no pieces for), written
-    back exactly as given rather than translated into an invented sentence; confidence 0."""
-    return Translation(text, text, 0.0, [], [], [])
+    back as given (cleaned as every line is: one line, NFC) rather than translated into an
+    invented sentence; confidence 0."""
+    return Translation(text, text, 0.0, [], [], [], truncated=truncated)
 
 
 def _describe(value: Any) -> str:
