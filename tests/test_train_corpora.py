@@ -162,6 +162,21 @@ def test_a_run_stored_with_relative_paths_resumes_from_its_own_directory(tmp_pat
     assert paths == [str(here / "corpus.tsv"), str(here / "valid.tsv")]
 
 
+def test_a_moved_project_resumes_with_its_corpora_given_again(tmp_path, monkeypatch):
+    _run_started_in(tmp_path / "r", monkeypatch)
+    (tmp_path / "r").rename(tmp_path / "moved")  # the project moved, or went to another machine
+    monkeypatch.chdir(tmp_path / "moved")
+    gone = train("--resume", "--out", "m", "--max-steps", "2")
+    assert gone.exit_code == 2 and "if it moved, give it again" in gone.stderr
+    resumed = train("corpus.tsv", "--valid", "valid.tsv", "--resume", "--out", "m",
+                    "--max-steps", "2", "--threads", "1")  # fmt: skip
+    assert resumed.exit_code == 0, resumed.output
+    assert "is gone; the run goes on with corpus.tsv" in resumed.stderr
+    stored = json.loads((tmp_path / "moved" / "m" / "config.json").read_text())
+    assert stored["steps"] == 2
+    assert stored["data"]["corpora"][0]["path"] == str(tmp_path / "moved" / "corpus.tsv")
+
+
 def test_init_starts_from_a_model_and_keeps_its_architecture(tmp_path, corpora, tiny_model):
     out = tmp_path / "tuned"
     result = train(corpora["toy"], "--init", tiny_model, "--out", out, "--max-steps", "2",

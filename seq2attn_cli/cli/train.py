@@ -158,7 +158,7 @@ def train(
         if resume:
             from ..training.run import stored_run
 
-            stored = _located(stored_run(out), out)
+            stored = _located(stored_run(out), out, corpora or [], valid or [])
             cfg, options, specs, valid_specs = _resumed(stored, ctx.params, given)
         else:
             if not corpora:
@@ -214,17 +214,21 @@ def _anchored(specs: list[CorpusSpec]) -> list[CorpusSpec]:
     return [dataclasses.replace(s, path=os.path.abspath(s.path)) for s in specs]
 
 
-def _located(stored: tuple, out: Path) -> tuple:
-    """The stored run with its files checked; a relative path (an older s2a stored paths as
-    typed) is taken from the current directory, and a missing one says where it was looked."""
+def _located(stored: tuple, out: Path, corpora: list[Path], valid: list[Path]) -> tuple:
+    """The stored run with its files checked. A stored file that is gone is taken from the
+    CORPUS or --valid given at its place (the project moved); a relative path (an older s2a
+    stored paths as typed) is taken from the current directory."""
     from ..data.reading import check_file
     from ..errors import CorpusError
 
     cfg, model_config, specs, valid_specs = stored
 
-    def find(spec: CorpusSpec) -> CorpusSpec:
+    def find(spec: CorpusSpec, given: Path | None) -> CorpusSpec:
         path = Path(spec.path)
-        if not path.is_absolute():  # typed relative to where that run was started: unknown
+        if given is not None and not os.path.lexists(path) and os.path.lexists(given):
+            err.print(f"s2a: {path} is gone; the run goes on with {given}", soft_wrap=True)
+            path = Path(os.path.abspath(given))  # stored so from now on
+        elif not path.is_absolute():  # typed relative to where that run was started: unknown
             tried = os.path.abspath(path)
             if not os.path.lexists(tried):
                 raise CorpusError(
@@ -232,10 +236,23 @@ def _located(stored: tuple, out: Path) -> tuple:
                     "path relative to the directory it was started in: resume from there"
                 )
             path = Path(tried)  # stored absolute from now on
+        elif not os.path.lexists(path):
+            raise CorpusError(
+                f"{path}: no such file, stored by the run in {out}; if it moved, give it again "
+                "(s2a train CORPUS ... --valid FILE --resume)"
+            )
         check_file(path)
         return dataclasses.replace(spec, path=str(path))
 
-    return cfg, model_config, [find(s) for s in specs], [find(v) for v in valid_specs]
+    def at(given: list[Path], n: int) -> list[Path | None]:
+        return list(given) if len(given) == n else [None] * n
+
+    return (
+        cfg,
+        model_config,
+        [find(s, g) for s, g in zip(specs, at(corpora, len(specs)), strict=True)],
+        [find(v, g) for v, g in zip(valid_specs, at(valid, len(valid_specs)), strict=True)],
+    )
 
 
 def _init_options(init: Path, params: dict[str, Any], given: set[str]) -> dict[str, Any]:
