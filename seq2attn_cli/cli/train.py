@@ -168,7 +168,9 @@ def train(
                 CorpusSpec(path=str(v), src_col=specs[0].src_col, tgt_col=specs[0].tgt_col)
                 for v in valid or []
             ]
-            specs, valid_specs = _anchored(specs), _anchored(valid_specs)
+            from ..training.paths import anchored
+
+            specs, valid_specs = anchored(specs), anchored(valid_specs)
             if init is not None:
                 options = _init_options(init, ctx.params, given)
         _train(specs, valid_specs, out=out, options=options, cfg=cfg, resume=resume,
@@ -204,55 +206,16 @@ def _corpus_specs(
         raise
 
 
-def _anchored(specs: list[CorpusSpec]) -> list[CorpusSpec]:
-    """The specs with their files checked and their paths absolute, as config.json keeps them."""
-    from ..data.reading import check_file
-
-    for spec in specs:
-        check_file(Path(spec.path))  # named as the user typed it
-    # absolute: --resume then finds the files from whatever directory it is run in
-    return [dataclasses.replace(s, path=os.path.abspath(s.path)) for s in specs]
-
-
 def _located(stored: tuple, out: Path, corpora: list[Path], valid: list[Path]) -> tuple:
-    """The stored run with its files checked. A stored file that is gone is taken from the
-    CORPUS or --valid given at its place (the project moved); a relative path (an older s2a
-    stored paths as typed) is taken from the current directory."""
-    from ..data.reading import check_file
-    from ..errors import CorpusError
+    """The stored run with its corpora and --valid files found (training/paths.py)."""
+    from ..training.paths import located
 
     cfg, model_config, specs, valid_specs = stored
-
-    def find(spec: CorpusSpec, given: Path | None) -> CorpusSpec:
-        path = Path(spec.path)
-        if given is not None and not os.path.lexists(path) and os.path.lexists(given):
-            err.print(f"s2a: {path} is gone; the run goes on with {given}", soft_wrap=True)
-            path = Path(os.path.abspath(given))  # stored so from now on
-        elif not path.is_absolute():  # typed relative to where that run was started: unknown
-            tried = os.path.abspath(path)
-            if not os.path.lexists(tried):
-                raise CorpusError(
-                    f"{path}: no such file (looked for {tried}); the run in {out} stored this "
-                    "path relative to the directory it was started in: resume from there"
-                )
-            path = Path(tried)  # stored absolute from now on
-        elif not os.path.lexists(path):
-            raise CorpusError(
-                f"{path}: no such file, stored by the run in {out}; if it moved, give it again "
-                "(s2a train CORPUS ... --valid FILE --resume)"
-            )
-        check_file(path)
-        return dataclasses.replace(spec, path=str(path))
-
-    def at(given: list[Path], n: int) -> list[Path | None]:
-        return list(given) if len(given) == n else [None] * n
-
-    return (
-        cfg,
-        model_config,
-        [find(s, g) for s, g in zip(specs, at(corpora, len(specs)), strict=True)],
-        [find(v, g) for v, g in zip(valid_specs, at(valid, len(valid_specs)), strict=True)],
-    )
+    specs, notes = located(specs, corpora, out=out)
+    valid_specs, more = located(valid_specs, valid, out=out)
+    for note in notes + more:
+        err.print(f"s2a: {note}", soft_wrap=True)
+    return cfg, model_config, specs, valid_specs
 
 
 def _init_options(init: Path, params: dict[str, Any], given: set[str]) -> dict[str, Any]:
