@@ -217,13 +217,9 @@ def _read_valid_file(
 ) -> tuple[str, list[tuple[str, str]], dict[str, Any]]:
     """One --valid file's pairs and its lines and skipped lines, reported as a corpus's are."""
     pairs, read = read_pairs(spec.path, src_col=spec.src_col, tgt_col=spec.tgt_col)
-    lines = {
-        "lines": read.lines,
-        "skipped": dict(read.skipped),
-        "skipped_first_line": dict(read.first_line),
-    }
-    progress("valid", {"stats": {"name": spec.path, "pairs": len(pairs), **lines}})
-    return spec.path, [(normalize(s), normalize(t)) for s, t in pairs], lines
+    figures = read.figures()
+    progress("valid", {"stats": {"name": spec.path, "pairs": len(pairs), **figures}})
+    return spec.path, [(normalize(s), normalize(t)) for s, t in pairs], figures
 
 
 def _refuse_empty(report: ReadReport) -> None:
@@ -307,10 +303,8 @@ def _encode_corpus(
     return {
         "corpus": spec.path,
         "weight": spec.weight,
-        "lines": report.lines,
+        **report.figures(),
         "pairs_read": report.kept,
-        "skipped": dict(report.skipped),
-        "skipped_first_line": dict(report.first_line),
         "held_out": held_out,
         "dropped_overlapping_valid": overlap,
         "noisy_copies": copies,

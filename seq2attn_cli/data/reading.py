@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from ..errors import CorpusError
 
@@ -41,6 +41,15 @@ class ReadReport:
         """Count one skipped line under its reason."""
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
         self.first_line.setdefault(reason, line_no)
+
+    def figures(self) -> dict[str, Any]:
+        """Lines read and skipped, by reason with the first line of each, as config.json keeps
+        them for a corpus and a --valid file alike."""
+        return {
+            "lines": self.lines,
+            "skipped": dict(self.skipped),
+            "skipped_first_line": dict(self.first_line),
+        }
 
     def summary(self) -> str:
         """One line per reason, e.g. 'no tab: 3 lines (first: line 7)'."""
