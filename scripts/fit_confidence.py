@@ -28,7 +28,7 @@ import torch
 
 from seq2attn_cli.checkpoint import CONFIG, read_json, write_json
 from seq2attn_cli.data.reading import read_pairs
-from seq2attn_cli.decoding.confidence import SIGNALS, candidates, signals
+from seq2attn_cli.decoding.confidence import SIGNALS, Unflagged, candidates, signals
 from seq2attn_cli.decoding.translation import Translation
 from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.errors import CorpusError, ModelError
@@ -62,7 +62,7 @@ def fit(features: list[list[float]], targets: list[float], sample: list[float]) 
     return [float(bias), *map(float, weights)]
 
 
-def threshold(lines: list[tuple[Translation, str]], translator: Translator) -> tuple[float, str]:
+def threshold(lines: list[tuple[Translation, str]], rules: Unflagged) -> tuple[float, str]:
     """The highest coverage under which source words seen in the reference are mostly missing."""
 
     def words(text: str) -> set[str]:
@@ -71,7 +71,7 @@ def threshold(lines: list[tuple[Translation, str]], translator: Translator) -> t
     points = []  # (coverage, missing from the output) of source words also in the reference
     for t, reference in lines:
         in_reference, in_output = words(reference), words(t.text)
-        for word, covered in candidates(t.src_tokens, t.weights, translator.unflagged):
+        for word, covered in candidates(t.src_tokens, t.weights, rules):
             w = word.lower()
             if w in in_reference:
                 points.append((covered, w not in in_output))
@@ -125,7 +125,7 @@ def main() -> None:
     bias, *weights = fit(features, targets, sample)
     if not all(map(math.isfinite, [bias, *weights])):
         sys.exit("fit_confidence: the fit did not converge; config.json is unchanged")
-    cut, note = threshold(lines, translator)
+    cut, note = threshold(lines, translator.unflagged)
     config["confidence"] = {
         "bias": round(bias, 6),
         "weights": {k: round(w, 6) for k, w in zip(SIGNALS, weights, strict=True)},
