@@ -45,6 +45,15 @@ class Attention(nn.Module):
         # summed: (batch, tgt_len, src_len, hidden)
         return self.v(torch.tanh(summed)).squeeze(-1)  # (batch, tgt_len, src_len)
 
+    def score_keys(self, keys: torch.Tensor) -> torch.Tensor:
+        """Keys that score a query by a plain dot product: W^T k for `general` (W q . k =
+        q . W^T k), k for `dot`. One matmul over the source instead of one a decoder step."""
+        if self.kind == "general":
+            return keys @ self.W.weight  # (batch, src_len, hidden)
+        if self.kind == "dot":
+            return keys
+        raise ValueError("additive attention is not a dot product")
+
     def forward(
         self, query: torch.Tensor, keys: torch.Tensor, mask: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:

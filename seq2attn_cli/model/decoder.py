@@ -18,6 +18,7 @@ from ..config import PAD
 from .attention import Attention
 from .dropout import Dropout
 from .encoder import RNNS
+from .recurrence import fed_recurrence, rnn_over
 
 # GRU: h; LSTM: (h, c); with input feeding the last attentional vector is appended: (h, feed)
 # or (h, c, feed), each (layers or 1, rows, hidden), so beams select all parts alike
@@ -66,12 +67,36 @@ class Decoder(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, State]:
         """Every target step: (RNN states h, attentional vectors, weights, last state)."""
         embedded = self.dropout(self.embedding(tgt_in))  # (batch, tgt_len, embed)
-        if not self.input_feed:  # all steps in one RNN call and one attention matmul
-            h, state = self.rnn(embedded, state)  # (batch, tgt_len, hidden)
+        if not isinstance(self.rnn, nn.RNNBase):  # int8 inference (int8.py): step by step
+            return self._run_steps(embedded, state, encoder_states, mask)
+        parts = state if isinstance(state, tuple) else (state,)
+        if not self.input_feed:  # all steps in one RNN loop and one attention matmul
+            h, final = rnn_over(self.rnn, embedded, parts)  # (batch, tgt_len, hidden)
             attentional, weights = self.attend(h, encoder_states, mask)
-            return h, attentional, weights, state
+            return h, attentional, weights, final if len(final) > 1 else final[0]
+        if self.rnn.num_layers > 1 or self.attention.kind == "additive":  # not in the fused loop
+            return self._run_steps(embedded, state, encoder_states, mask)
+        *rnn_state, feed = parts  # each (1, batch, hidden)
+        w_ih = self.rnn.weight_ih_l0[:, : embedded.size(-1)]  # the embeddings' columns
+        gi = nn.functional.linear(embedded, w_ih, self.rnn.bias_ih_l0).transpose(0, 1)
+        # gi: (tgt_len, batch, gates * hidden)
+        steps, attentional, weights = fed_recurrence(
+            "lstm" if isinstance(self.rnn, nn.LSTM) else "gru", gi,
+            tuple(s[0] for s in rnn_state), feed[0], keys=encoder_states, mask=mask,
+            score_keys=self.attention.score_keys(encoder_states), rnn=self.rnn,
+            combine=self.combine,
+        )  # fmt: skip
+        state = (*(s[-1:] for s in steps), attentional[-1:])  # each (1, batch, hidden)
+        # (batch, tgt_len, hidden), (batch, tgt_len, hidden), (batch, tgt_len, src_len)
+        h, attentional, weights = (x.transpose(0, 1) for x in (steps[0], attentional, weights))
+        return h, attentional, weights, state
+
+    def _run_steps(
+        self, embedded: torch.Tensor, state: State, encoder_states: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, State]:
+        """Every target step, one `rnn_step` at a time: what decoding does, step by step."""
         steps = []
-        for t in range(tgt_in.size(1)):  # input feeding: step t reads step t-1's output
+        for t in range(embedded.size(1)):
             *outputs, state = self.rnn_step(embedded[:, t : t + 1], state, encoder_states, mask)
             steps.append(outputs)
         # (batch, tgt_len, hidden), (batch, tgt_len, hidden), (batch, tgt_len, src_len)
