@@ -34,7 +34,7 @@ def cpu_features() -> dict[str, Any]:
 
     info = Path("/proc/cpuinfo").read_text()
     model, flags = re.search(r"model name\s*:\s*(.*)", info), re.search(r"flags\s*:(.*)", info)
-    wanted = ("avx2", "avx512f", "avx512_bf16", "amx_bf16")
+    wanted = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_int8", "amx_tile")
     have = [f for f in wanted if flags and f in flags[1].split()]
     return {"model": model[1] if model else "?", "flags": have,
             "bf16_native": bf16_helps(torch.device("cpu"))}  # fmt: skip
@@ -47,15 +47,17 @@ def train_flops_per_token(model: dict[str, Any], src_mean: float, tgt_mean: floa
     V=tgt_vocab, L=layers, G=3 gates (GRU; 4 LSTM); s=src_mean+1 and t=tgt_mean+1 pieces
     (with EOS) of a mean pair, so r=s/t source pieces per target piece and s keys per query:
       encoder per source piece: sum_l 2 dirs * G * 2 * (in_l*h + h*h), in_1=E, in_l=2h
-      decoder RNN per target piece: sum_l G * 2 * (in_l*H + H*H), in_1=E, in_l=H
+      decoder RNN per target piece: sum_l G * 2 * (in_l*H + H*H), in_1=E (E+H with input
+        feeding: the last attentional vector is read too), in_l=H
       attention: 2*s*H scores + 2*s*H context, + 2*H*H for "general"
       combine [h_t; c_t] -> H: 2*2H*H;  output layer: 2*H*V;  bridge: L*2*H*H per sentence / t
     per target piece = r * encoder + decoder + attention + combine + output + bridge.
     """
     e, big, layers, vocab = model["embed"], model["hidden"], model["layers"], model["tgt_vocab"]
     small, gates, s, t = big // 2, 4 if model["cell"] == "lstm" else 3, src_mean + 1, tgt_mean + 1
-    enc = sum(4 * gates * ((e if i else 2 * small) * small + small**2) for i in range(layers))
-    dec = sum(2 * gates * ((e if i else big) * big + big**2) for i in range(layers))
+    enc = sum(4 * gates * ((2 * small if i else e) * small + small**2) for i in range(layers))
+    first = e + (big if model.get("input_feed") else 0)
+    dec = sum(2 * gates * ((big if i else first) * big + big**2) for i in range(layers))
     attn = 4 * s * big + (2 * big**2 if model["attention"] == "general" else 0)
     fwd = s / t * enc + dec + attn + 4 * big**2 + 2 * big * vocab + layers * 2 * big**2 / t
     return 3 * fwd

@@ -31,8 +31,12 @@ from common import (
 from flops import cpu_features, matmul_flops, train_flops_per_token
 from serving import measure_serving
 
-CORPUS = Path("/work/shared/data/tatoeba-fra-eng/fra.txt")
+SHARED = Path("/work/shared/data")
+CORPUS = SHARED / "tatoeba-fra-eng" / "fra.txt"
 ARCH = {"embed": 256, "hidden": 512, "layers": 1, "cell": "gru", "attention": "general"}
+# the real mix's lengths: Europarl's long debate sentences beside everyday ones and news
+MIX = {"europarl-fra-eng/europarl-v7.tsv.xz": 6000, "tatoeba-fra-eng/fra.txt": 3000,
+       "wmt-news-fra-eng/newstest2011.tsv": 1000}  # fmt: skip
 
 
 def batch_tokens_for(corpus: Path, spm: Path, sentences: int) -> tuple[int, float]:
@@ -86,7 +90,7 @@ def worker_train(spec: dict[str, Any]) -> dict[str, Any]:
     shutil.rmtree(out, ignore_errors=True)
     steps = spec["warmup"] + spec["steps"]
     cfg = TrainConfig(max_steps=steps, batch_tokens=batch_tokens, amp=spec["amp"])
-    options = {**ARCH, "dropout": 0.2}
+    options = {**ARCH, "dropout": 0.2, "input_feed": spec["input_feed"]}
     valid, cpu = Path(spec["valid"]), torch.device("cpu")
     training.train(corpora=[CorpusSpec(path=str(corpus))], out=out, model_options=options,
                    cfg=cfg, valid=[CorpusSpec(path=str(valid))], device=cpu, report=report,
@@ -99,6 +103,7 @@ def worker_train(spec: dict[str, Any]) -> dict[str, Any]:
             seconds += now - log[i - 1][1] if same else now - start
     config = json.loads((out / "config.json").read_text())
     stats = pieces_per_sentence(corpus, spm)
+    config["model"]["input_feed"] = spec["input_feed"]
     return {"tok_per_s": tokens / seconds, "batch_tokens": batch_tokens, "per_batch": per_batch,
             "model": config["model"], "src_mean": stats[0], "tgt_mean": stats[1]}  # fmt: skip
 
@@ -155,7 +160,30 @@ def prepare_data(sentences: int, quick: bool) -> dict[str, Any]:
     valid = WORK / "valid-20.tsv"  # validation at the end of a timed run: keep it short
     valid.write_text("".join((data / "valid.tsv").open().readlines()[:20]))
     refs = [p[1] for p in pairs[:sentences]]
-    return {"train": train, "valid": valid, "source": WORK / "test.fr", "refs": refs}
+    mix = prepare_mix(3000 if quick else 0)
+    return {"train": train, "valid": valid, "source": WORK / "test.fr", "refs": refs, "mix": mix}
+
+
+def prepare_mix(limit: int) -> Path:
+    """bench/work/mix.tsv, French first: a fixed sample of each corpus in MIX (limit: fewer)."""
+    import itertools
+    import lzma
+    import random
+
+    mix = WORK / ("mix-quick.tsv" if limit else "mix.tsv")
+    if mix.exists():
+        return mix
+    lines: list[str] = []
+    for name, count in MIX.items():
+        path = SHARED / name
+        with (lzma.open if path.suffix == ".xz" else open)(path, "rt", encoding="utf-8") as f:
+            head = list(itertools.islice(f, 50 * count))  # English<TAB>French
+        for line in random.Random(7).sample(head, count):
+            en, fr = line.rstrip("\n").split("\t")[:2]
+            lines.append(f"{fr}\t{en}\n")
+    random.Random(8).shuffle(lines)
+    mix.write_text("".join(lines[: limit or None]), encoding="utf-8")
+    return mix
 
 
 def measure_training(args: argparse.Namespace, data: dict, model: Path, console: Any) -> dict:
@@ -163,20 +191,25 @@ def measure_training(args: argparse.Namespace, data: dict, model: Path, console:
     # the default every repeat; the others once: (label, amp, batch tokens, batch sentences)
     bf16 = cpu_features()["bf16_native"]  # amp is fp32 where bf16 is emulated (run.bf16_helps)
     auto = "bf16 amp" if bf16 else "amp (fp32 here: no native bf16)"
-    variants = [(f"{auto}, 1500 tok (default)", True, 1500, 0),
-                ("fp32 (--no-amp), 1500 tok", False, 1500, 0),
-                (f"{auto}, 64 sentences", True, 0, 64)]  # fmt: skip
-    base = {"spm": str(model / "spm.model"), "corpus": str(data["train"]), "out": str(WORK / "t"),
+    # (label, amp, batch tokens, batch sentences, input feeding, corpus)
+    tatoeba, mix = data["train"], data["mix"]
+    variants = [(f"{auto}, 1500 tok (default)", True, 1500, 0, False, tatoeba),
+                ("fp32 (--no-amp), 1500 tok", False, 1500, 0, False, tatoeba),
+                (f"{auto}, 64 sentences", True, 0, 64, False, tatoeba),
+                (f"shipped: input feeding, real mix, {auto}", True, 1500, 0, True, mix),
+                ("shipped: input feeding, real mix, fp32", False, 1500, 0, True, mix)]  # fmt: skip
+    base = {"spm": str(model / "spm.model"), "out": str(WORK / "t"),
             "valid": str(data["valid"]), "threads": args.threads, "warmup": args.warmup,
             "steps": args.steps}  # fmt: skip
     runs: dict[str, list[dict[str, Any]]] = {v[0]: [] for v in variants}
     flops: dict[str, list[float]] = {"float32": [], "bfloat16": []} if bf16 else {"float32": []}
     for rep in range(args.repeats):
-        for label, amp, tokens, sentences in variants[: 1 if rep else None]:
+        for label, amp, tokens, sentences, feed, corpus in variants[: 1 if rep else None]:
             for dtype in flops:
                 flops[dtype].append(matmul_flops(dtype, args.threads, 1024 if args.quick else 2048))
             console.print(f"training: {label}, run {rep + 1}")
-            spec = {**base, "amp": amp, "batch_tokens": tokens, "batch_sentences": sentences}
+            spec = {**base, "amp": amp, "batch_tokens": tokens, "batch_sentences": sentences,
+                    "input_feed": feed, "corpus": str(corpus)}  # fmt: skip
             runs[label].append(worker("train", spec))
     peak = {k: statistics.median(v) for k, v in flops.items()}
     detail, rows = {}, []
@@ -255,6 +288,12 @@ def main() -> None:
     p.add_argument("--quick", action="store_true", help="tiny smoke-test settings")
     p.add_argument("--serve-seconds", type=float, default=20, help="load run per client count")
     p.add_argument("--serve-only", action="store_true", help="only the s2a serve load run")
+    p.add_argument(
+        "--training-only",
+        type=Path,
+        metavar="JSON",
+        help="only the training figures, written to JSON (results.json untouched)",
+    )
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--spec", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -273,7 +312,8 @@ def main() -> None:
         sys.exit(f"{model}: not a model directory (no spm.model); pass --model DIR")
     data, info = prepare_data(args.sentences, args.quick), machine(args.threads)
     console.print(f"[bold]{info['cpu']}[/], {info['cores']} cores, torch {info['torch']}, "
-                  f"{args.threads} threads; model {model}")  # fmt: skip
+                  f"{args.threads} threads; flags {' '.join(cpu_features()['flags'])}; "
+                  f"model {model}")  # fmt: skip
     path = results_path(args.quick)
     if args.serve_only:  # merge the load run into the s2a figures already measured
         results = json.loads(path.read_text()) if path.exists() else {}
@@ -282,6 +322,10 @@ def main() -> None:
         path.write_text(json.dumps(results, indent=1) + "\n")
         return
     train = measure_training(args, data, model, console)
+    if args.training_only:
+        figures = {**train, "machine": info, "cpu": cpu_features()}
+        args.training_only.write_text(json.dumps(figures, indent=1) + "\n")
+        return
     tr = measure_translation(args, data, model, console)
     settings = {k: getattr(args, k) for k in ("steps", "warmup", "sentences", "repeats", "quick")}
     s2a = {"train_tok_per_s": train["main"]["tok_per_s"],
