@@ -1,12 +1,14 @@
 """The decoder: previous target piece -> RNN state h_t -> attention -> [h_t; c_t] -> vocabulary.
 
 By default attention comes *after* the RNN step and nothing from it is fed back into the
-RNN, so with teacher forcing the RNN runs over the whole target in one call and attention
-for all steps is one batched matmul: no Python loop over time in training.
+RNN, so with teacher forcing the RNN runs over the whole target in one loop and attention
+for all steps is one batched matmul.
 
 With input feeding (Luong et al. 2015, `--input-feed`) step t's RNN also reads step t-1's
 attentional vector tanh(W [h; c]), so the RNN knows what the last step attended to. Each
-step then needs the one before: training loops over time, one step at a time.
+step then needs the one before: attention runs inside the loop over time. In training both
+loops are recurrence.py's (a hand-written backward); decoding runs `rnn_step`, one step at
+a time, on the same weights.
 """
 
 from __future__ import annotations
@@ -67,16 +69,26 @@ class Decoder(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, State]:
         """Every target step: (RNN states h, attentional vectors, weights, last state)."""
         embedded = self.dropout(self.embedding(tgt_in))  # (batch, tgt_len, embed)
-        if not isinstance(self.rnn, nn.RNNBase):  # int8 inference (int8.py): step by step
-            return self._run_steps(embedded, state, encoder_states, mask)
-        parts = state if isinstance(state, tuple) else (state,)
+        loop = isinstance(self.rnn, nn.RNNBase)  # float weights: recurrence.py's loops
         if not self.input_feed:  # all steps in one RNN loop and one attention matmul
-            h, final = rnn_over(self.rnn, embedded, parts)  # (batch, tgt_len, hidden)
+            if loop:
+                parts = state if isinstance(state, tuple) else (state,)
+                h, final = rnn_over(self.rnn, embedded, parts)  # (batch, tgt_len, hidden)
+                state = final if len(final) > 1 else final[0]
+            else:  # int8 inference (int8.py) runs its own loop
+                h, state = self.rnn(embedded, state)  # (batch, tgt_len, hidden)
             attentional, weights = self.attend(h, encoder_states, mask)
-            return h, attentional, weights, final if len(final) > 1 else final[0]
-        if self.rnn.num_layers > 1 or self.attention.kind == "additive":  # not in the fused loop
-            return self._run_steps(embedded, state, encoder_states, mask)
-        *rnn_state, feed = parts  # each (1, batch, hidden)
+            return h, attentional, weights, state
+        if loop and self.rnn.num_layers == 1 and self.attention.kind != "additive":
+            return self._run_fed(embedded, state, encoder_states, mask)
+        # int8, several layers or additive attention: step by step, as decoding runs
+        return self._run_steps(embedded, state, encoder_states, mask)
+
+    def _run_fed(
+        self, embedded: torch.Tensor, state: State, encoder_states: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, State]:
+        """Every target step with input feeding, in recurrence.py's loop (one layer)."""
+        *rnn_state, feed = state  # each (1, batch, hidden)
         w_ih = self.rnn.weight_ih_l0[:, : embedded.size(-1)]  # the embeddings' columns
         gi = nn.functional.linear(embedded, w_ih, self.rnn.bias_ih_l0).transpose(0, 1)
         # gi: (tgt_len, batch, gates * hidden)
