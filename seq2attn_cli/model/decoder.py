@@ -1,14 +1,14 @@
 """The decoder: previous target piece -> RNN state h_t -> attention -> [h_t; c_t] -> vocabulary.
 
 By default attention comes *after* the RNN step and nothing from it is fed back into the
-RNN, so with teacher forcing the RNN runs over the whole target in one loop and attention
-for all steps is one batched matmul.
+RNN, so with teacher forcing the RNN runs over the whole target in one call and attention
+for all steps is one batched matmul: no Python loop over time in training.
 
 With input feeding (Luong et al. 2015, `--input-feed`) step t's RNN also reads step t-1's
 attentional vector tanh(W [h; c]), so the RNN knows what the last step attended to. Each
-step then needs the one before: attention runs inside the loop over time. In training both
-loops are recurrence.py's (a hand-written backward); decoding runs `rnn_step`, one step at
-a time, on the same weights.
+step then needs the one before: attention runs inside the loop over time. Teacher forcing
+runs recurrence.py's loop (one autograd node with a hand-written backward); decoding runs
+`rnn_step`, one step at a time, on the same weights.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..config import PAD
 from .attention import Attention
 from .dropout import Dropout
 from .encoder import RNNS
-from .recurrence import fed_recurrence, rnn_over
+from .recurrence import fed_recurrence
 
 # GRU: h; LSTM: (h, c); with input feeding the last attentional vector is appended: (h, feed)
 # or (h, c, feed), each (layers or 1, rows, hidden), so beams select all parts alike
@@ -69,16 +69,11 @@ class Decoder(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, State]:
         """Every target step: (RNN states h, attentional vectors, weights, last state)."""
         embedded = self.dropout(self.embedding(tgt_in))  # (batch, tgt_len, embed)
-        loop = isinstance(self.rnn, nn.RNNBase)  # float weights: recurrence.py's loops
-        if not self.input_feed:  # all steps in one RNN loop and one attention matmul
-            if loop:
-                parts = state if isinstance(state, tuple) else (state,)
-                h, final = rnn_over(self.rnn, embedded, parts)  # (batch, tgt_len, hidden)
-                state = final if len(final) > 1 else final[0]
-            else:  # int8 inference (int8.py) runs its own loop
-                h, state = self.rnn(embedded, state)  # (batch, tgt_len, hidden)
+        if not self.input_feed:  # all steps in one RNN call and one attention matmul
+            h, state = self.rnn(embedded, state)  # (batch, tgt_len, hidden)
             attentional, weights = self.attend(h, encoder_states, mask)
             return h, attentional, weights, state
+        loop = isinstance(self.rnn, nn.RNNBase)  # float weights (int8.py has its own)
         if loop and self.rnn.num_layers == 1 and self.attention.kind != "additive":
             return self._run_fed(embedded, state, encoder_states, mask)
         # int8, several layers or additive attention: step by step, as decoding runs

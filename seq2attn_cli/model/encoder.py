@@ -8,7 +8,6 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from ..config import PAD
 from .dropout import Dropout
-from .recurrence import rnn_over
 
 RNNS = {"gru": nn.GRU, "lstm": nn.LSTM}
 
@@ -36,20 +35,15 @@ class Encoder(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Return (encoder_states, final): every state, and the last states of both directions."""
         embedded = self.dropout(self.embedding(src))  # (batch, src_len, embed)
-        if isinstance(self.rnn, nn.RNNBase):  # float weights: the loop of recurrence.py
-            zeros = embedded.new_zeros(2 * self.rnn.num_layers, src.size(0), self.rnn.hidden_size)
-            state = (zeros, zeros) if isinstance(self.rnn, nn.LSTM) else (zeros,)
-            encoder_states, (final, *_) = rnn_over(self.rnn, embedded, state, src_lengths)
-        else:  # int8 inference (int8.py): its own loop, over a packed sequence
-            packed = pack_padded_sequence(
-                embedded, src_lengths.cpu(), batch_first=True, enforce_sorted=False
-            )
-            packed_states, final = self.rnn(packed)
-            encoder_states, _ = pad_packed_sequence(
-                packed_states, batch_first=True, total_length=src.size(1)
-            )  # (batch, src_len, hidden)
-            if isinstance(final, tuple):  # LSTM: (h, c); the summary uses h
-                final = final[0]
+        packed = pack_padded_sequence(
+            embedded, src_lengths.cpu(), batch_first=True, enforce_sorted=False
+        )
+        packed_states, final = self.rnn(packed)
+        encoder_states, _ = pad_packed_sequence(
+            packed_states, batch_first=True, total_length=src.size(1)
+        )  # (batch, src_len, hidden)
+        if isinstance(final, tuple):  # LSTM: (h, c); the summary uses h
+            final = final[0]
         layers = final.size(0) // 2
         final = final.view(layers, 2, src.size(0), -1)  # (layers, 2, batch, hidden // 2)
         final = torch.cat([final[:, 0], final[:, 1]], dim=-1)  # (layers, batch, hidden)

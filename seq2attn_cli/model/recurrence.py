@@ -1,13 +1,17 @@
-"""Teacher-forced time loops with a hand-written backward: how the RNNs train fast.
+"""The input-feeding decoder's teacher-forced loop, with a hand-written backward.
 
-Under autograd, a loop over time records ~35 small ops a step, casts every weight to bf16
-again at every step, and adds each step's weight gradient into `.grad` on its own. Here each
+With input feeding each step needs the one before, so training loops over time in Python.
+Under autograd that loop records ~35 small ops a step, casts every weight to bf16 again at
+every step, and adds each step's weight gradient into `.grad` on its own. Here the whole
 loop is one autograd node:
 - the input-side matmul of every step is one matmul before the loop (`gi`, by the caller);
 - weights are cast to the compute dtype once per call, not once per step;
 - the backward runs the steps in reverse for the gradients of states only; the local
   derivatives of all steps come first, in a few large ops (cells.py), and every weight
   gradient is one matmul over all steps after the loop.
+The encoder and the decoder without input feeding keep torch's nn.GRU/nn.LSTM over the whole
+sequence: the same kind of loop for them was no faster (AVX-512 BF16 host, in-process A/B:
+0.66-1.2x on Tatoeba-sized batches), and their packed sequences skip the padding.
 The cell math runs in fp32; only the matmul operands are in the compute dtype (bf16 under
 autocast), as autocast would have them. What each trick bought is in bench/README.md.
 """
@@ -17,7 +21,6 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from torch import nn
 
 from .cells import CELLS, Tensors, stack_saved
 
@@ -28,10 +31,9 @@ def compute_dtype(like: torch.Tensor) -> torch.dtype:
     return torch.get_autocast_dtype(kind) if torch.is_autocast_enabled(kind) else like.dtype
 
 
-def _mm(x: torch.Tensor, w_t: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
-    """x W^T (+ bias) with W^T given in the compute dtype; the result in fp32."""
-    x = x.to(w_t.dtype)
-    return (x @ w_t if bias is None else torch.addmm(bias, x, w_t)).float()
+def _mm(x: torch.Tensor, w_t: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """x W^T + bias with W^T and bias in the compute dtype; the result in fp32."""
+    return torch.addmm(bias, x.to(w_t.dtype), w_t).float()
 
 
 def _back(grad: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -44,96 +46,6 @@ def _weight_grad(grads: torch.Tensor, inputs: torch.Tensor, dtype: torch.dtype) 
     g = grads.reshape(-1, grads.size(-1)).to(dtype)  # (steps * rows, out)
     x = inputs.reshape(-1, inputs.size(-1)).to(dtype)  # (steps * rows, in)
     return (g.t() @ x).float()
-
-
-class _Recurrence(torch.autograd.Function):
-    """state_t = cell(gi_t, h_{t-1} W_hh^T + b_hh) over time; every step's state returned."""
-
-    @staticmethod
-    def forward(ctx, cell: str, gi: torch.Tensor, w_hh, b_hh, *state):
-        # gi: (steps, rows, gates * hidden); state: h (and c), each (rows, hidden)
-        Cell, dt = CELLS[cell], compute_dtype(w_hh)
-        with torch.autocast(gi.device.type, enabled=False):
-            w_t, bias = w_hh.detach().to(dt).t(), b_hh.detach().to(dt)
-            gi, state = gi.float(), tuple(s.float() for s in state)
-            h0, states, saved = state[0], [], []
-            for t in range(gi.size(0)):
-                state, cell_saved = Cell.forward(gi[t], _mm(state[0], w_t, bias), state)
-                states.append(state), saved.append(cell_saved)
-            parts = stack_saved(states)  # per part of the state: (steps, rows, hidden)
-            ctx.factors = Cell.factors(stack_saved(saved))
-        ctx.cell, ctx.w, ctx.dtypes = Cell, w_t.t(), (gi.dtype, w_hh.dtype)
-        ctx.save_for_backward(torch.cat([h0[None], parts[0][:-1]]))  # the h each step read
-        return parts
-
-    @staticmethod
-    def backward(ctx, *d_parts):
-        Cell, w, f = ctx.cell, ctx.w, ctx.factors
-        (h_prev,) = ctx.saved_tensors  # (steps, rows, hidden): the h each step read
-        dstate = tuple(torch.zeros_like(d[0], dtype=torch.float) for d in d_parts)
-        dgis, dghs = [], []
-        for t in reversed(range(h_prev.size(0))):
-            dstate = tuple(d + dp[t].float() for d, dp in zip(dstate, d_parts, strict=True))
-            dgi, dgh, dprev = Cell.backward(dstate, tuple(x[t] for x in f))
-            dstate = (dprev[0] + _back(dgh, w), *dprev[1:])
-            dgis.append(dgi), dghs.append(dgh)
-        d_gi, d_gh = torch.stack(dgis[::-1]), torch.stack(dghs[::-1])  # (steps, rows, G H)
-        d_w_hh = _weight_grad(d_gh, h_prev, w.dtype).to(ctx.dtypes[1])
-        d_b_hh = d_gh.sum((0, 1)).to(ctx.dtypes[1])
-        ctx.factors = None
-        return (None, d_gi.to(ctx.dtypes[0]), d_w_hh, d_b_hh, *dstate)
-
-
-def rnn_over(
-    rnn: nn.GRU | nn.LSTM, x: torch.Tensor, state: Tensors, lengths: torch.Tensor | None = None
-) -> tuple[torch.Tensor, Tensors]:
-    """What `rnn(x, state)` returns for batch-first x, its weights run by the loop above.
-
-    state: (h,) or (h, c), each (layers * directions, rows, hidden). With `lengths`, a row
-    ends at its length, as in a packed sequence: outputs past it are 0 and the final state
-    is the one at its last piece; a reversed direction reads each row back from there. The
-    loop itself runs on past a row's end: what it computes there is never used.
-    """
-    cell = "lstm" if isinstance(rnn, nn.LSTM) else "gru"
-    directions = 2 if rnn.bidirectional else 1
-    rows, steps = x.shape[:2]
-    position = torch.arange(steps, device=x.device)  # (steps,)
-    last = torch.full((rows,), steps - 1, device=x.device)  # (rows,) each row's last step
-    back, real = None, None
-    if lengths is not None:
-        last = lengths.to(x.device) - 1
-        real = (position[None] <= last[:, None])[..., None]  # (rows, steps, 1)
-        back = torch.where(real[..., 0], last[:, None] - position, position)  # (rows, steps)
-    finals: list[Tensors] = []
-    for layer in range(rnn.num_layers):
-        outputs = []
-        for direction in range(directions):
-            suffix = f"_l{layer}" + "_reverse" * direction
-            k = layer * directions + direction
-            inputs = _reorder(x, back) if direction else x
-            w_ih, b_ih = getattr(rnn, "weight_ih" + suffix), getattr(rnn, "bias_ih" + suffix)
-            gi = nn.functional.linear(inputs, w_ih, b_ih).transpose(0, 1)  # (steps, rows, G H)
-            parts = _Recurrence.apply(
-                cell, gi, getattr(rnn, "weight_hh" + suffix), getattr(rnn, "bias_hh" + suffix),
-                *(s[k] for s in state),
-            )  # fmt: skip
-            # each part (steps, rows, hidden); the final state at each row's last step
-            finals.append(tuple(p[last, torch.arange(rows, device=x.device)] for p in parts))
-            out = parts[0].transpose(0, 1)  # (rows, steps, hidden)
-            outputs.append(_reorder(out, back) if direction else out)
-        x = torch.cat(outputs, dim=-1)  # (rows, steps, directions * hidden)
-        if real is not None:
-            x = x * real
-        if layer < rnn.num_layers - 1:
-            x = nn.functional.dropout(x, rnn.dropout, rnn.training)
-    return x, tuple(torch.stack(parts) for parts in zip(*finals, strict=True))
-
-
-def _reorder(x: torch.Tensor, index: torch.Tensor | None) -> torch.Tensor:
-    """Each row's steps in the order `index` gives them (rows, steps); reversed if None."""
-    if index is None:
-        return x.flip(1)
-    return x.gather(1, index[..., None].expand_as(x))  # (rows, steps, features)
 
 
 class Attend:
