@@ -127,7 +127,7 @@ class DecodeConfig:
     # sentences decoded together: 32 rather than 64 peaks lower at the same speed (beam 5, int8,
     # 1 thread, AVX-512 BF16 beside training): 2,000 Tatoeba lines 356-365 MB against 405-417,
     # 400 newstest2013 lines 394-406 against 447-497; CPU 3.9 s and 6.2 s both ways
-    # (fewer when sources are longer than 32 pieces: search.batches)
+    # (fewer when sources are longer than 32 pieces: decoding/batched.py, batches)
     batch_size: int = 32
     quantize: bool = True  # int8 Linear and RNN layers on CPU: 2.6-4.6x faster
 

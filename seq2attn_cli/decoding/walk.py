@@ -33,8 +33,8 @@ class WalkStep:
     """One decoding step with its vectors pooled; `step` holds what inspect --steps shows."""
 
     step: Step
-    # the piece read at this step: the start mark, then the piece chosen before. Its embedding
-    # is not here: int8 models fold the embedding table into the RNN's first matmul (int8.py)
+    # the piece read at this step: the start mark, then the piece chosen before (its embedding
+    # is not shown: the page walks the vectors the decoder computes, not the ones it looks up)
     input: str
     state: list[float]  # h_t, pooled
     context: list[float]  # c_t, pooled
