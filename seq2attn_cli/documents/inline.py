@@ -5,10 +5,11 @@ A format module (html.py, markdown.py, srt.py) reads a document into chunks (chu
 written as it was, `Plain` runs and `Inline` runs with their `Open`/`Close` tag pairs and
 `Keep` atoms. `sources` cuts each run into sentences (parts.sentences_of),
 `documents.translated` translates them all in one call and `render` writes the document back.
-The tags of a sentence nest as in the source, and so they do in the output: a tag's target words lie within its parent's, siblings
-never overlap, and a tag whose words could not be kept apart is written empty, never dropped or
-doubled (in Markdown, which cannot write empty emphasis, as its `Open.empty` text). A run whose
-tags do not nest in the source keeps each tag as a `Keep`, placed the same way.
+The tags of a sentence nest as in the source, and so they do in the output: a tag's target
+words lie within its parent's, siblings never overlap, and a tag whose words could not be kept
+apart is written empty, never dropped or doubled (in Markdown, which cannot write empty
+emphasis, as its `Open.empty` text). A run whose tags do not nest in the source keeps each
+tag as a `Keep`, placed the same way.
 """
 
 from __future__ import annotations
