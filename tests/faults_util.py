@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -18,18 +19,25 @@ TINY = [
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "NO_COLOR": "1", "COLUMNS": "80"}
 
 
+def default_sigint() -> None:
+    """In a child before exec: SIGINT back to its default disposition."""
+    # `make test &` (or nohup) starts the suite with SIGINT ignored, children inherit that,
+    # and a Python started so never raises KeyboardInterrupt: every Ctrl-C test failed
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def s2a(*args: str, stdin: bytes = b"", timeout: float = 120) -> subprocess.CompletedProcess:
     """Run the real CLI as a process and wait for it."""
     return subprocess.run(
         [sys.executable, "-m", "seq2attn_cli", *args],
-        input=stdin, capture_output=True, timeout=timeout, env=ENV,
+        input=stdin, capture_output=True, timeout=timeout, env=ENV, preexec_fn=default_sigint,
     )  # fmt: skip
 
 
 def start(*args: str, **kwargs) -> subprocess.Popen:
     """Start the real CLI as a process (stdin, stdout and stderr are pipes unless given)."""
     kwargs = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE,
-              **kwargs}  # fmt: skip
+              "preexec_fn": default_sigint, **kwargs}  # fmt: skip
     return subprocess.Popen([sys.executable, "-m", "seq2attn_cli", *args], env=ENV, **kwargs)
 
 
