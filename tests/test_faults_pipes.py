@@ -121,9 +121,13 @@ def test_ctrl_c_ends_cleanly_at_any_moment(tiny_model, tmp_path):
         if moment == "busy":
             stdin.close()
         err = err.decode()
-        # 130; or killed by the signal itself when it comes before Python is up (-2)
+        # 130; or killed by the signal itself when it comes before Python is up (-2), which
+        # on a loaded machine may be while Python itself finds the package (its frames only)
         assert proc.returncode in ((130, -2) if moment == "startup" else (130,)), (moment, err)
-        assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+        if proc.returncode == -2 and "Traceback" in err:
+            assert all('"<frozen ' in line for line in err.splitlines() if "File " in line), err
+        else:
+            assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
         assert out == b"" or out.endswith(b"\n")  # only whole lines reached the pipe
         if moment != "startup":
             assert "s2a: interrupted" in err
