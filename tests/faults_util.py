@@ -110,6 +110,8 @@ def moment_server() -> None:
         ready, tell = os.pipe()
         pid = os.fork()
         if pid == 0:
+            if ask.get("crash"):
+                _killed_in_a_write(*ask["crash"])
             _moment_child(ask["argv"], err, tell)  # never returns: main() exits
         os.close(tell)
         os.read(ready, 1)  # its handlers are set: a signal before would be lost in the fork
@@ -159,6 +161,38 @@ def _moment_child(argv: list[str], err: Path, ready: int) -> None:
         os._exit(code)
 
 
+def _killed_in_a_write(name: str, nth: int, share: float) -> None:
+    """Make the nth atomic write of the file `name` die by SIGKILL once `share` of it is written."""
+    fdopen, count = os.fdopen, [0]
+
+    def spied(fd: int, *args, **kwargs):  # write_atomic opens .NAME.HEX.tmp so
+        file = fdopen(fd, *args, **kwargs)
+        if not Path(os.readlink(f"/proc/self/fd/{fd}")).name.startswith(f".{name}."):
+            return file
+        count[0] += 1
+        return _Dying(file, share) if count[0] == nth else file
+
+    os.fdopen = spied
+
+
+class _Dying:
+    """A file that takes `share` of what is written to it, then its process is killed (-9)."""
+
+    def __init__(self, file, share: float) -> None:
+        self.file, self.share = file, share
+
+    def __enter__(self) -> _Dying:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()
+
+    def write(self, data: bytes) -> None:
+        self.file.write(data[: int(len(data) * self.share)])
+        self.file.flush()
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def _wait(pid: int, timeout: float, *, kill: bool = True) -> int | None:
     """waitpid with a deadline: the status; past it, None (kill=False) or SIGKILL's status."""
     deadline = time.monotonic() + timeout
@@ -184,10 +218,12 @@ class Moments:
         )  # fmt: skip
         return self
 
-    def at(self, argv: list[str], after: str, delay: float, signum: int, stderr: Path) -> dict:
+    def at(self, argv: list[str], after: str, delay: float, signum: int, stderr: Path,
+           crash: tuple[str, int, float] | None = None) -> dict:  # fmt: skip
         """Run `s2a ARGV`, signal it `delay` s after `after` is on its stderr; rc, seen, err."""
+        # crash: (file, nth, share) kills it (-9) in the nth save of file, that share written
         ask = {"argv": argv, "after": after, "delay": delay, "signal": signum,
-               "stderr": str(stderr)}  # fmt: skip
+               "stderr": str(stderr), "crash": crash}  # fmt: skip
         self.proc.stdin.write(json.dumps(ask) + "\n")
         self.proc.stdin.flush()
         answer = json.loads(self.proc.stdout.readline())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import itertools
 import json
 import os
 import shutil
@@ -110,6 +111,36 @@ def test_kill_9_at_any_moment_leaves_a_loadable_model_that_resumes(tmp_path, cor
     assert f"resumed at step {last}," in result.stderr.decode()
     assert steps(out) == last + 3
     translates(out)
+
+
+# every file train writes into a model directory, and which of its saves is killed: the
+# second where there is one, so that a previous version must survive
+SAVES = {"spm.model": 1, "model.safetensors": 2, "checkpoint.safetensors": 2, "config.json": 2,
+         "history.json": 2}  # fmt: skip
+
+
+def test_kill_9_at_any_byte_of_any_save_leaves_whole_files_that_resume(tmp_path):
+    corpus = write_tsv(tmp_path / "toy.tsv", toy_pairs(400, seed=5))
+    fresh = ["train", str(corpus), *TINY, "--save-every", "2", "--epochs", "2", "--out"]
+    with Moments() as server:  # forks of one process that imported torch: a run is ~1 s
+        for (name, nth), share in itertools.product(SAVES.items(), (0, 0.5, 1)):
+            out = tmp_path / f"{name}-{share}"
+            got = server.at([*fresh, str(out)], "", 120, 0, tmp_path / "err", (name, nth, share))
+            assert got["rc"] == -signal.SIGKILL, got["err"]  # killed in that very write
+            assert list(out.glob(f".{name}.*.tmp")), got["err"]  # which it left behind
+            if (out / "config.json").exists():  # every file whole: the new or the old one
+                for json_file in out.glob("*.json"):
+                    ckpt.read_json(json_file)
+                assert resume_state(out)["step"] == saved_step(out)
+                Translator.load(out)
+                argv = ["train", *TINY, "--resume", "--epochs", "2", "--out", str(out)]
+            else:  # killed before its first checkpoint was whole: start again, there
+                argv = [*fresh, str(out)]
+            again = server.at(argv, "", 120, 0, tmp_path / "err")
+            assert again["rc"] == 0, again["err"]
+            assert "removed what a killed save left" in again["err"]
+            assert not list(out.glob(".*.tmp"))
+            Translator.load(out)
 
 
 def test_ctrl_c_during_training_saves_and_exits_130(tmp_path, corpus):
