@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
 from pathlib import Path
 from typing import Any
@@ -47,8 +48,11 @@ EMBEDDED = next(
 )
 
 
+TEMPORARY = re.compile(r"\..+\.[0-9a-f]{12}\.tmp")  # write_atomic's: .NAME.HEX.tmp
+
+
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write bytes to `path` through a temporary file and a rename."""
+    """Write bytes to `path` through a temporary file, fsync and a rename."""
     tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
     # created as any new file is (0666 less the umask), and never one that already exists
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -61,6 +65,29 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    _sync_directory(path.parent)
+
+
+def _sync_directory(directory: Path) -> None:
+    """fsync a directory: the rename into it then survives a power cut, not only a kill."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # file systems that cannot sync a directory: the rename stands as it is
+        pass
+    finally:
+        os.close(fd)
+
+
+def remove_temporary(directory: Path) -> list[str]:
+    """Remove the temporary files a killed write_atomic left in `directory`; their names."""
+    found = [p for p in directory.iterdir() if TEMPORARY.fullmatch(p.name) and p.is_file()]
+    for path in found:
+        path.unlink(missing_ok=True)
+    return sorted(p.name for p in found)
 
 
 def sha256_hex(data: bytes) -> str:

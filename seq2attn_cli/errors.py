@@ -23,6 +23,13 @@ class Terminated(Interrupted):
     exit_code = 143  # 128 + SIGTERM
 
 
+class SigtermInterrupt(KeyboardInterrupt):
+    """SIGTERM raised as Ctrl-C is, where training does not hold it: every path that ends
+    Ctrl-C cleanly ends it too, with SIGTERM's exit code."""
+
+    exit_code = 143
+
+
 class ModelError(ValueError):
     """A model directory that cannot be used; the message names the file."""
 

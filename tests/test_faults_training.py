@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import itertools
 import json
 import os
 import shutil
@@ -18,8 +19,17 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import toy_pairs, write_tsv
-from faults_util import TINY, error_line, s2a, saved_step, start, steps, wait_for_step
+from conftest import toy_pairs, train_tiny, write_tsv
+from faults_util import (
+    TINY,
+    Moments,
+    error_line,
+    s2a,
+    saved_step,
+    start,
+    steps,
+    wait_for_step,
+)
 from typer.testing import CliRunner
 
 from seq2attn_cli import checkpoint as ckpt
@@ -103,6 +113,36 @@ def test_kill_9_at_any_moment_leaves_a_loadable_model_that_resumes(tmp_path, cor
     translates(out)
 
 
+# every file train writes into a model directory, and which of its saves is killed: the
+# second where there is one, so that a previous version must survive
+SAVES = {"spm.model": 1, "model.safetensors": 2, "checkpoint.safetensors": 2, "config.json": 2,
+         "history.json": 2}  # fmt: skip
+
+
+def test_kill_9_at_any_byte_of_any_save_leaves_whole_files_that_resume(tmp_path):
+    corpus = write_tsv(tmp_path / "toy.tsv", toy_pairs(400, seed=5))
+    fresh = ["train", str(corpus), *TINY, "--save-every", "2", "--epochs", "2", "--out"]
+    with Moments() as server:  # forks of one process that imported torch: a run is ~1 s
+        for (name, nth), share in itertools.product(SAVES.items(), (0, 0.5, 1)):
+            out = tmp_path / f"{name}-{share}"
+            got = server.at([*fresh, str(out)], "", 120, 0, tmp_path / "err", (name, nth, share))
+            assert got["rc"] == -signal.SIGKILL, got["err"]  # killed in that very write
+            assert list(out.glob(f".{name}.*.tmp")), got["err"]  # which it left behind
+            if (out / "config.json").exists():  # every file whole: the new or the old one
+                for json_file in out.glob("*.json"):
+                    ckpt.read_json(json_file)
+                assert resume_state(out)["step"] == saved_step(out)
+                Translator.load(out)
+                argv = ["train", *TINY, "--resume", "--epochs", "2", "--out", str(out)]
+            else:  # killed before its first checkpoint was whole: start again, there
+                argv = [*fresh, str(out)]
+            again = server.at(argv, "", 120, 0, tmp_path / "err")
+            assert again["rc"] == 0, again["err"]
+            assert "removed what a killed save left" in again["err"]
+            assert not list(out.glob(".*.tmp"))
+            Translator.load(out)
+
+
 def test_ctrl_c_during_training_saves_and_exits_130(tmp_path, corpus):
     out = tmp_path / "model"
     proc = start("train", str(corpus), "--out", str(out), *TINY, "--save-every", "4",
@@ -174,6 +214,88 @@ def test_an_epoch_resumed_at_its_last_step_records_no_speed_rather_than_zero(
     assert [e["step"] for e in resumed["epochs"]] == [whole]  # validated, with no step run
     assert resumed["epochs"][0]["tok_per_s"] is None
     assert [info["tok_per_s"] for event, info in events if event == "validated"] == [None]
+
+
+STOPPED = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+
+def phase(seen: str, err: str) -> str:
+    """What a run was doing when the signal came, as far as its stderr tells."""
+    last = ([""] + seen.splitlines())[-1]
+    if not last:
+        return "starting (command line, imports)"
+    if last.startswith("training SentencePiece"):
+        return "reading corpora, training SentencePiece"
+    if last.startswith("resumed at"):
+        return "resumed, before its first step"
+    if last.startswith("epoch "):  # the epoch's plan; or its validation if it printed next
+        later = err[len(seen) :]
+        return "validating, saving" if "validation after" in later else "steps, checkpoints"
+    if last.startswith(("validation", " ", "│", "┃", "┏", "┡", "└")):
+        return "epoch end: history, next plan"
+    return "encoding corpora, building, first save or loading"
+
+
+def stopped_cleanly(got: dict, signum: int, out: Path) -> str:
+    """Assert one moment ended as a signal must end training; return the phase it hit."""
+    err, rc = got["err"], got["rc"]
+    assert "Traceback" not in err and "Error" not in err, err
+    if rc == -signum:  # killed by the default disposition: only before s2a train began
+        assert got["seen"] == "", err
+    elif rc != 0:  # 0: it finished first
+        assert rc == STOPPED[signum], err
+        lines = [line for line in err[len(got["seen"]) :].splitlines() if line.startswith("s2a")]
+        assert len(lines) == 1, err  # one line says why it stopped
+        if "nothing to resume" in lines[0]:
+            assert not (out / "config.json").exists(), err
+        elif "continue with --resume" not in lines[0]:  # a bare "interrupted": it came
+            done = "model written to" in got["seen"]  # before s2a said anything, or as
+            assert got["seen"] == "" or done, err  # the process exits after the run
+    if (out / "config.json").exists():  # the model loads, and the checkpoint is whole
+        assert resume_state(out)["step"] == saved_step(out)
+        Translator.load(out)
+    if rc == 0 or "model written to" in got["seen"]:
+        return "finished first, or as it exits"
+    return phase(got["seen"], err)
+
+
+# (what shows on stderr, then seconds after it): from the start to the end of a fresh run of 3
+# epochs, 7 steps each (a save every 2), then of one that never ends by itself, resumed again
+# and again: each moment stops it where the next resumes it. Landmarks, not times from the
+# start: on a loaded machine every phase takes longer.
+FRESH = [("", (0, 0.05)), ("training SentencePiece", (0, 0.02)),
+         ("vocabulary:", (0, 0.05, 0.1, 0.2)),  # encoding corpora, building, the first save
+         ("epoch 1/3", (0, 0.02, 0.05, 0.08, 0.12, 0.16, 0.2, 0.25)),  # steps, saves, validation
+         ("validation after epoch 1", (0, 0.01, 0.03)), ("epoch 3/3", (0, 0.05, 0.1)),
+         ("done (", (0, 0.01))]  # fmt: skip
+RESUMED = [("", (0, 0.1, 0.2)), ("vocabulary:", (0, 0.05)), ("resumed at", (0, 0.01, 0.03)),
+           ("/1000: ", (0, 0.02, 0.05, 0.08, 0.12, 0.16, 0.2, 0.25)),
+           ("validation after", (0, 0.01, 0.02, 0.04, 0.06, 0.1, 0.15, 0.2))]  # fmt: skip
+
+
+def test_ctrl_c_or_sigterm_at_any_moment_of_training_leaves_a_resumable_run(tmp_path):
+    corpus = write_tsv(tmp_path / "toy.tsv", toy_pairs(400, seed=5))  # 7 batches an epoch
+    fresh = ["train", str(corpus), *TINY, "--save-every", "2", "--epochs", "3", "--out"]
+    again = ["train", *TINY, "--save-every", "2", "--resume", "--epochs", "1000", "--out"]
+    resumed = train_tiny(tmp_path / "resumed", corpus, epochs=1, patience=1000, min_lr=0.0)
+    landmarks = [(after, delay) for after, delays in FRESH for delay in delays]
+    runs = [(fresh, tmp_path / f"fresh{i}", a, d) for i, (a, d) in enumerate(landmarks)]
+    runs += [(again, resumed, a, d) for a, delays in RESUMED for d in delays]
+    moments: dict[tuple[str, str], int] = {}
+    with Moments() as server:  # each run a fork of one process that imported torch
+        for i, (argv, out, after, delay) in enumerate(runs):
+            signum = (signal.SIGINT, signal.SIGTERM)[i % 2]
+            got = server.at([*argv, str(out)], after, delay, signum, tmp_path / "err")
+            where = stopped_cleanly(got, signum, out)
+            moments[where, signum.name] = moments.get((where, signum.name), 0) + 1
+    step = saved_step(resumed)
+    result = s2a("train", "--out", str(resumed), "--resume", "--max-steps", str(step + 2))
+    assert result.returncode == 0, result.stderr.decode()
+    assert f"resumed at step {step}," in result.stderr.decode()
+    print("\n".join(f"{n:3} {name:8} {where}" for (where, name), n in sorted(moments.items())))
+    assert len(runs) >= 40 and {"steps, checkpoints", "validating, saving"} <= {
+        where for where, _ in moments
+    }, moments
 
 
 # ---- no room to write ----------------------------------------------------------------------

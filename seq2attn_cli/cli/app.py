@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from .common import Command, Group
+from .common import Command, Group, stopped_by
 from .evaluate import evaluate
 from .inspect import inspect
 from .serve import serve
@@ -55,6 +55,5 @@ def main() -> None:
     """Console-script entry point."""
     try:
         app()
-    except KeyboardInterrupt:  # Ctrl-C before a command's own handling took over
-        sys.stderr.write("s2a: interrupted\n")
-        sys.exit(130)
+    except KeyboardInterrupt as error:  # Ctrl-C before a command's own handling took over
+        sys.exit(stopped_by(error).exit_code)

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperCommand, TyperGroup
 
-from ..errors import Interrupted, TrainingError
+from ..errors import Interrupted, SigtermInterrupt, TrainingError
 
 err = Console(stderr=True, highlight=False)
 
@@ -64,6 +64,20 @@ class Group(TyperGroup):
             sys.exit(getattr(error, "exit_code", 2))
         sys.exit(code if isinstance(code, int) else 0)
 
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        """Parse the command line; a signal meanwhile ends s2a as it does later on (one line)."""
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt as error:  # Typer would exit 130 without a word
+            raise stopped_by(error) from None
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; a signal outside its own handling ends s2a with one line."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as error:
+            raise stopped_by(error) from None
+
 
 class StdoutConsole(Console):
     """A rich console on stdout whose closed pipe (`| head`) ends s2a quietly, with exit 0."""
@@ -90,6 +104,15 @@ BatchSize = Annotated[int, typer.Option(min=1, help="Sentences decoded together.
 Quantize = Annotated[bool, typer.Option(help="int8 layers on CPU (faster).")]
 
 
+def stopped_by(error: KeyboardInterrupt) -> typer.Exit:
+    """Say that Ctrl-C (or SIGTERM, raised as it is in training) ended s2a; the exit to raise."""
+    if isinstance(error, SigtermInterrupt):
+        err.print("s2a: stopped by SIGTERM")
+        return typer.Exit(error.exit_code)
+    err.print("s2a: interrupted")
+    return typer.Exit(130)
+
+
 def fail(message: str) -> None:
     """Print one error line on stderr and exit with code 2."""
     err.print(f"[bold red]s2a: error:[/] {escape(message)}", soft_wrap=True)
@@ -98,19 +121,21 @@ def fail(message: str) -> None:
 
 @contextmanager
 def interrupts_held():
-    """Hold Ctrl-C for the block and raise it right after.
+    """Hold Ctrl-C and SIGTERM for the block and deliver them right after, as they were set.
 
     Importing torch takes a second, and a KeyboardInterrupt raised inside some of its
     imports is swallowed there: s2a would then carry on as if Ctrl-C never came.
     """
     held: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    signals = [s for s in (signal.SIGINT, signal.SIGTERM) if signal.getsignal(s) is not None]
+    previous = {s: signal.signal(s, lambda signum, frame: held.append(signum)) for s in signals}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-    if held:
-        raise KeyboardInterrupt
+        for signum, before in previous.items():
+            signal.signal(signum, before)
+    for signum in held[:1]:  # to the handler it has now: raised, ignored, or the default
+        signal.raise_signal(signum)
 
 
 @contextmanager
@@ -119,16 +144,14 @@ def handled(debug: bool):
     try:
         with interrupts_held():  # the first import of torch
             import torch  # noqa: F401
-    except KeyboardInterrupt:
-        err.print("s2a: interrupted")
-        raise typer.Exit(130) from None
+    except KeyboardInterrupt as error:
+        raise stopped_by(error) from None
     try:
         yield
     except typer.Exit:
         raise
-    except KeyboardInterrupt:
-        err.print("s2a: interrupted")
-        raise typer.Exit(130) from None
+    except KeyboardInterrupt as error:
+        raise stopped_by(error) from None
     except BrokenPipeError:
         # the reader went away (e.g. `| head -1`): stop quietly, as cat does
         devnull = os.open(os.devnull, os.O_WRONLY)

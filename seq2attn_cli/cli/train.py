@@ -144,6 +144,9 @@ def train(
     # 60,000 Tatoeba pairs peaked at 1,315 MB instead of 1,659, side by side in the same time
     # (110.6 s against 111.4; an environment variable PyTorch reads once; the user's wins).
     os.environ.setdefault("LRU_CACHE_CAPACITY", "1")
+    from ..training.signals import raise_sigterm_at_once
+
+    raise_sigterm_at_once()  # SIGTERM ends a run as Ctrl-C does, from its first moment (143)
     if nproc > 1 and "WORLD_SIZE" not in os.environ:
         _launch(nproc)
         return
@@ -290,26 +293,32 @@ def _train(
     """Run training with progress on stderr; remove an --out it created if it fails early."""
     from ..training import distributed
     from ..training.loop import train as run
+    from ..training.signals import stop_signals
     from ..views.progress import TrainProgress
 
     created = not out.exists()
     torch_device = distributed.init(setup_torch(device, threads))
     main, ok = distributed.rank() == 0, False
-    try:
-        with TrainProgress(err) as progress:
-            run(corpora=specs, out=out, model_options=options, cfg=cfg, valid=valid_specs,
-                resume=resume, init=init, device=torch_device, report=progress.report)  # fmt: skip
-        ok = True
-    except Interrupted as error:
-        if not main:  # every rank stopped at the same step: rank 0 alone says so
-            raise typer.Exit(error.exit_code) from None
-        raise
-    finally:
-        distributed.finish(ok=ok)
-        if not ok and main and created and not (out / "config.json").exists():
-            shutil.rmtree(out, ignore_errors=True)  # nothing worth keeping was written yet
-    if main:
-        err.print(f"model written to [bold]{escape(str(out))}[/]")
+    with stop_signals() as signals:
+        # training handles the signals itself; once it has ended, one changes nothing: the
+        # model is written, or the run stopped (ignored then, not a second line or traceback)
+        signals.hold()
+        try:
+            with TrainProgress(err) as progress:
+                run(corpora=specs, out=out, model_options=options, cfg=cfg,
+                    valid=valid_specs, resume=resume, init=init, device=torch_device,
+                    report=progress.report)  # fmt: skip
+            ok = True
+        except Interrupted as error:
+            if not main:  # every rank stopped at the same step: rank 0 alone says so
+                raise typer.Exit(error.exit_code) from None
+            raise
+        finally:
+            distributed.finish(ok=ok)
+            if not ok and main and created and not (out / "config.json").exists():
+                shutil.rmtree(out, ignore_errors=True)  # nothing worth keeping was written yet
+        if main:
+            err.print(f"model written to [bold]{escape(str(out))}[/]")
 
 
 def _launch(nproc: int) -> None:

@@ -9,11 +9,8 @@ the lr, decide to stop) and `train`, which wires them. Progress goes to a
 from __future__ import annotations
 
 import dataclasses
-import signal
-import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +25,13 @@ from ..errors import Interrupted, Terminated, TrainingError
 from . import distributed
 from .loss import label_smoothed_loss
 from .run import Run, RunState, autocast, out_resume, start_run
+from .signals import StopSignals, stop_signals
 from .validation import probe_attention, validate
 
 __all__ = ["Interrupted", "RunState", "Terminated", "TrainingError", "train"]
 
 SIGTERM_STOP = "stopped by SIGTERM"
+SIGINT_STOP = "interrupted"
 
 
 def train(
@@ -51,16 +50,31 @@ def train(
     """Train a model into `out` (or continue the one there with resume); return its state.
 
     Under torchrun every rank calls this: rank 0 trains the subwords, validates, reports and
-    writes; each rank takes its own share of every epoch's batches.
+    writes; each rank takes its own share of every epoch's batches. Ctrl-C or SIGTERM at any
+    moment raise Interrupted or Terminated, the last checkpoint whole (see signals.py).
     """
     out = Path(out)
-    main = distributed.rank() == 0
-    report = report if main else _silent
-    run = start_run(
-        corpora=corpora, valid=valid or [], out=out, model_options=model_options, cfg=cfg,
-        resume=resume, init=init, device=device, report=report,
-        subword_trainer=subword_trainer,
-    )  # fmt: skip
+    report = report if distributed.rank() == 0 else _silent
+    with stop_signals() as signals:
+        try:
+            run = start_run(
+                corpora=corpora, valid=valid or [], out=out, model_options=model_options,
+                cfg=cfg, resume=resume, init=init, device=device, report=report,
+                subword_trainer=subword_trainer,
+            )  # fmt: skip
+            signals.hold()  # the run has a checkpoint from here on: stop at a safe point
+            if signals.noted:  # raised, and swallowed where it was raised
+                raise KeyboardInterrupt
+        except BaseException as error:
+            if signals.noted or isinstance(error, KeyboardInterrupt):  # whatever it became
+                raise _stopped_starting(signals, out) from None
+            raise
+        return _epochs(run, resume, signals, report)
+
+
+def _epochs(run: Run, resume: bool, signals: StopSignals, report: Report) -> RunState:
+    """Train the run's epochs (validating, saving and deciding at each end); its final state."""
+    cfg, out, device, main = run.cfg, run.out, run.device, distributed.rank() == 0
     lengths = (run.data.train_src.lengths(), run.data.train_tgt.lengths())  # (source, target)
     history_path = out / ckpt.HISTORY
     history = ckpt.read_json(history_path)["epochs"] if resume and history_path.exists() else []
@@ -68,22 +82,22 @@ def train(
     clock = (time.monotonic(), run.state.train_seconds)  # (start, trained before this process)
     shards = [0.0] * (2 * distributed.world())  # per rank: examples trained on, their index sum
     stop = ""
-    with _sigterm_held() as sigterms:
-        while not stop and run.state.epoch < cfg.epochs:
-            stop, done, tok_per_s = train_epoch(run, lengths, clock, shards, sigterms, report)
-            if main:
-                stop = end_epoch(run, done, tok_per_s, stop, report)
-                history.append({"epoch": done, **probe_attention(run.model, run.data, probe)})
-                ckpt.write_json(history_path, {"probe": probe, "epochs": history})
-            # rank 0 decided; every rank follows (same stop, same learning rate)
-            stop, lr = distributed.broadcast((stop, run.optimizer.param_groups[0]["lr"]))
-            for group in run.optimizer.param_groups:
-                group["lr"] = lr
-            # a SIGTERM that came after the epoch's last vote: end_epoch saved this very state
-            if not stop and distributed.all_sum([float(len(sigterms))], device)[0]:
-                raise Terminated(
-                    f"stopped by SIGTERM at step {run.state.step}; continue with --resume"
-                )
+    while not stop and run.state.epoch < cfg.epochs:
+        stop, done, tok_per_s = train_epoch(run, lengths, clock, shards, signals, report)
+        if main:
+            stop = end_epoch(run, done, tok_per_s, stop, report)
+            history.append({"epoch": done, **probe_attention(run.model, run.data, probe)})
+            ckpt.write_json(history_path, {"probe": probe, "epochs": history})
+        # rank 0 decided; every rank follows (same stop, same learning rate)
+        stop, lr = distributed.broadcast((stop, run.optimizer.param_groups[0]["lr"]))
+        for group in run.optimizer.param_groups:
+            group["lr"] = lr
+        # a signal that came after the epoch's last vote (validating, saving): end_epoch saved
+        # this very state. One after the last epoch's: the run ends now anyway, whole.
+        if not stop and run.state.epoch < cfg.epochs:
+            interrupted, terminated = distributed.all_sum(list(map(float, signals.votes())), device)
+            if interrupted or terminated:
+                raise _stopped(SIGTERM_STOP if terminated else SIGINT_STOP, run.state.step)
     shards = distributed.all_sum(shards, device)
     run.state.shards = [
         {"examples": int(shards[2 * r]), "index_sum": int(shards[2 * r + 1])}
@@ -102,7 +116,7 @@ def train_epoch(
     lengths: tuple[Sequence[int], Sequence[int]],
     clock: tuple[float, float],
     shards: list[float],
-    sigterms: list[int],
+    signals: StopSignals,
     report: Report,
 ) -> tuple[str, float, float | None]:
     """Train the rest of the current epoch; return (why to stop or '', epochs done, tok/s)."""
@@ -111,44 +125,41 @@ def train_epoch(
     plan = _epoch_plan(run, lengths, world, report)
     window_tokens, window_start = 0, time.monotonic()
     stop = ""
-    try:
-        # a run resumed on more processes may stand between whole steps: the last, partial
-        # step is left out, as a fresh epoch's plan leaves it out (it crashed rank 1 before)
-        while not stop and state.position + world <= len(plan):
-            index = plan[state.position + rank]  # this rank's shard of the step
-            batch = make_batch(run.data.train_src, run.data.train_tgt, index, bos=BOS, eos=EOS)
-            shards[2 * rank] += len(index)
-            shards[2 * rank + 1] += sum(index)
-            elapsed = time.monotonic() - clock[0]
-            asks = (bool(cfg.max_time) and elapsed >= cfg.max_time * 60, bool(sigterms))
-            loss, tokens, (time_up, terminated) = _step(
-                run.net, run.optimizer, batch, cfg, run.device, asks
-            )
-            state.position += world
-            if loss is None:
-                _count_nan(state, report)
-            else:
-                state.step += 1
-                window_tokens += tokens
-                now = time.monotonic()
-                state.train_seconds = clock[1] + now - clock[0]
-                report("step", {
-                    "step": state.step, "position": state.position, "batches": len(plan),
-                    "loss": loss, "tok_per_s": window_tokens / max(now - window_start, 1e-9),
-                    "lr": run.optimizer.param_groups[0]["lr"],
-                })  # fmt: skip
-                if rank == 0 and state.step % cfg.save_every == 0:
-                    _save_resume(run)
-            stop = _why_stop(cfg, state.step, time_up=time_up, terminated=terminated)
-    except KeyboardInterrupt:
-        if rank == 0:
-            _save_resume(run)
-        raise Interrupted(f"interrupted at step {state.step}; continue with --resume") from None
-    if stop == SIGTERM_STOP:  # before the epoch's end is counted: resuming validates it
-        if rank == 0:
+    # a run resumed on more processes may stand between whole steps: the last, partial
+    # step is left out, as a fresh epoch's plan leaves it out (it crashed rank 1 before)
+    while not stop and state.position + world <= len(plan):
+        index = plan[state.position + rank]  # this rank's shard of the step
+        batch = make_batch(run.data.train_src, run.data.train_tgt, index, bos=BOS, eos=EOS)
+        shards[2 * rank] += len(index)
+        shards[2 * rank + 1] += sum(index)
+        elapsed = time.monotonic() - clock[0]
+        asks = (bool(cfg.max_time) and elapsed >= cfg.max_time * 60, *signals.votes())
+        loss, tokens, (time_up, interrupted, terminated) = _step(
+            run.net, run.optimizer, batch, cfg, run.device, asks
+        )
+        state.position += world
+        if loss is None:
+            _count_nan(state, report)
+        else:
+            state.step += 1
+            window_tokens += tokens
+            now = time.monotonic()
+            state.train_seconds = clock[1] + now - clock[0]
+            report("step", {
+                "step": state.step, "position": state.position, "batches": len(plan),
+                "loss": loss, "tok_per_s": window_tokens / max(now - window_start, 1e-9),
+                "lr": run.optimizer.param_groups[0]["lr"],
+            })  # fmt: skip
+            if rank == 0 and state.step % cfg.save_every == 0:
+                _save_resume(run)
+        stop = _why_stop(
+            cfg, state.step, time_up=time_up, interrupted=interrupted, terminated=terminated
+        )
+    if stop in (SIGINT_STOP, SIGTERM_STOP):  # before the epoch's end is counted: resuming
+        if rank == 0:  # validates it
             _save_resume(run)
         distributed.barrier()  # no rank leaves (and has torchrun stop the rest) mid-save
-        raise Terminated(f"stopped by SIGTERM at step {state.step}; continue with --resume")
+        raise _stopped(stop, state.step)
     if state.position + world > len(plan):  # no whole step left: the epoch is over
         state.epoch, state.position = state.epoch + 1, 0
     done = state.epoch + state.position / len(plan)  # epochs trained, as a fraction
@@ -165,35 +176,33 @@ def _count_nan(state: RunState, report: Report) -> None:
         raise TrainingError("loss was NaN or infinite in more than 20 steps; try a lower --lr")
 
 
-def _why_stop(cfg: TrainConfig, step: int, *, time_up: bool, terminated: bool) -> str:
-    """Why the run stops after this step ('' to go on); the ranks voted on the last two."""
+def _why_stop(
+    cfg: TrainConfig, step: int, *, time_up: bool, interrupted: bool = False, terminated: bool
+) -> str:
+    """Why the run stops after this step ('' to go on); the ranks voted on the last three."""
     if cfg.max_steps and step >= cfg.max_steps:
         return f"reached --max-steps {cfg.max_steps}"
-    if terminated:
+    if terminated:  # both: SIGTERM's code, which a scheduler waits for
         return SIGTERM_STOP
+    if interrupted:
+        return SIGINT_STOP
     if time_up:
         return f"reached --max-time {cfg.max_time:g} minutes"
     return ""
 
 
-@contextmanager
-def _sigterm_held() -> Iterator[list[int]]:
-    """Note SIGTERM during the block instead of dying, so that every rank stops at one step.
+def _stopped(why: str, step: int) -> Interrupted:
+    """The error a signal ends the run with, once the state at `step` is saved."""
+    error = Terminated if why == SIGTERM_STOP else Interrupted
+    return error(f"{why} at step {step}; continue with --resume")
 
-    A scheduler (or torchrun, passing on its own SIGTERM) asks politely before it kills:
-    the run then saves where it is instead of losing up to --save-every steps. Held for
-    all of training, validation and saving included: one that came in between the last
-    vote of an epoch and its end was dropped, and one during a save killed the saver.
-    """
-    held: list[int] = []
-    if threading.current_thread() is not threading.main_thread():  # signals go to main only
-        yield held
-        return
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: held.append(signum))
-    try:
-        yield held
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+
+def _stopped_starting(signals: StopSignals, out: Path) -> Interrupted:
+    """The error for a signal that came while the run started, before it had a checkpoint."""
+    why, error = (SIGTERM_STOP, Terminated) if signals.votes()[1] else (SIGINT_STOP, Interrupted)
+    if (out / ckpt.CONFIG).exists():  # written last: the run's checkpoint is whole
+        return error(f"{why} while starting; continue with --resume")
+    return error(f"{why} before the first checkpoint: nothing to resume, start again")
 
 
 def _epoch_plan(
@@ -274,13 +283,14 @@ def _step(
     batch: Batch,
     cfg: TrainConfig,
     device: torch.device,
-    asks: tuple[bool, bool],
-) -> tuple[float | None, int, tuple[bool, bool]]:
+    asks: tuple[bool, bool, bool],
+) -> tuple[float | None, int, tuple[bool, bool, bool]]:
     """One teacher-forced step; returns (loss or None if not finite, tokens, stop votes).
 
     Ranks agree before updating: if any rank's loss is not finite, every rank skips the
     update (otherwise the others would wait forever in the gradient all-reduce). They vote
-    on stopping in the same all-reduce: out of time, or SIGTERM (`asks`, as this rank sees it).
+    on stopping in the same all-reduce: out of time, Ctrl-C or SIGTERM (`asks`, as this rank
+    sees it).
     """
     with autocast(device, cfg.amp):
         logits, _ = net(batch.src.to(device), batch.src_lengths, batch.tgt_in.to(device))
@@ -289,7 +299,7 @@ def _step(
     finite = bool(torch.isfinite(loss))
     world = distributed.world()
     ok, tokens_all, *votes = distributed.all_sum([float(finite), tokens, *map(float, asks)], device)
-    stops = (votes[0] > 0, votes[1] > 0)  # (out of time, SIGTERM) on any rank
+    stops = (votes[0] > 0, votes[1] > 0, votes[2] > 0)  # (time, SIGINT, SIGTERM): any rank
     if ok < world:
         optimizer.zero_grad(set_to_none=True)
         return None, 0, stops

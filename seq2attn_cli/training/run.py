@@ -143,6 +143,9 @@ def start_run(
     main = distributed.rank() == 0
     if main and not resume:
         check_out(out)
+    if main and out.is_dir():  # a save killed (kill -9) leaves its temporary file behind
+        if removed := ckpt.remove_temporary(out):
+            report("stage", {"message": f"removed what a killed save left: {', '.join(removed)}"})
     spaced = bool(model_options.get("spaced_quotes"))  # how the model reads and writes quotes
     subwords, tgt_pieces, expected = _pieces(out, init, resume=resume, main=main, spaced=spaced)
     data = prepare(
