@@ -32,6 +32,15 @@ def test_emphasis_left_with_no_word_prints_no_stray_asterisks(shipped):
         assert out == expected and RENDER(out) == html
 
 
+def test_a_paragraph_written_over_two_lines_comes_out_over_two_lines(tiny):
+    for source, expected in [
+        ("je mange pain\nil voit chat\n", "I eats bread\nhe sees cat\n"),
+        ("> je mange pain\n> il voit chat\n", "> I eats bread\n> he sees cat\n"),
+        ("- je mange pain\n  il voit chat\n", "- I eats bread\n  he sees cat\n"),
+    ]:
+        assert tiny.translate_document(source, format="markdown", beam=1) == expected
+
+
 def test_a_link_left_with_no_word_keeps_its_url_as_its_text(shipped):
     out = shipped.translate_document(
         "Un mot en **gras** et [italique](http://x.y/été).\n", format="markdown"

@@ -211,6 +211,18 @@ def test_broken_cues_are_kept_and_the_others_translated(tiny):
         tiny.translate_document("<html>je mange</html>", format="srt")
 
 
+def test_a_cue_that_cannot_be_read_is_named_on_stderr_and_kept_as_given(tiny_model, tmp_path):
+    broken = SUBTITLES.replace("00:00:04,000 -->", "00:00:0x,000 -->")
+    (tmp_path / "film.srt").write_text(broken)
+    result = s2a("--model", str(tiny_model), "--beam", "1", "-i", str(tmp_path / "film.srt"))
+    assert result.exit_code == 0, result.stderr
+    assert broken.split("\n\n")[1] in result.stdout  # as given, untranslated
+    assert "00:00:0x,000" not in result.stdout.split("\n\n")[0]
+    warning = [line for line in result.stderr.splitlines() if "film.srt" in line]
+    assert len(warning) == 1 and "line 6:" in warning[0] and "00:00:0x,000" in warning[0]
+    assert "kept as given, untranslated" in warning[0]
+
+
 def test_broken_markdown_is_translated_without_losing_markup(tiny):
     text = "je **mange pain\n\n[chat](\n\n<div>je mange\n"
     out = tiny.translate_document(text, format="markdown", beam=1)

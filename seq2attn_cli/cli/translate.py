@@ -194,13 +194,15 @@ def _load(model: Path | None, device: str, threads: int, quantize: bool) -> Any:
 
 def _write_document(translator: Any, text: str, format: str, *, beam: int, name: str) -> None:
     """A document translated to stdout, warnings as for lines; one it cannot read: one line."""
-    from ..documents import translated
+    from ..documents import translated, unreadable
     from ..errors import DocumentError
 
     try:
         document, sentences = translated(translator, text, format=format, beam=beam)
     except DocumentError as error:
         fail(f"{name}: {error}")
+    for note in unreadable(text, format=format):
+        err.print(f"[yellow]warning:[/] {escape(name)}: {escape(note)}", soft_wrap=True)
     for t in sentences:
         _warn(t, _sentence_place(name, t.source), translator.unreadable(t.source))
     sys.stdout.write(document)

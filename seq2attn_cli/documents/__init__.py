@@ -49,6 +49,11 @@ def format_of(path: str | Path) -> str:
     return EXTENSIONS[suffix]
 
 
+def unreadable(text: str, *, format: str) -> list[str]:
+    """What of a document its reader kept as given because it could not read it: one note each."""
+    return srt.unreadable(text) if format == "srt" else []
+
+
 def translate_document(translator: Any, text: str, *, format: str, beam: int = 5) -> str:
     """A document translated: its structure kept, its sentences translated, its tags placed."""
     return translated(translator, text, format=format, beam=beam)[0]

@@ -7,7 +7,8 @@ and `[^1]:` are kept as written, their definitions translated) finds the blocks;
 the source of each block's text is replaced, so everything around it (list markers and
 GitHub's task boxes, `>`, `#`, table pipes, blank lines, code blocks, HTML blocks, link
 definitions) is kept as it was.
-A paragraph's lines are joined into one (a hard line break stays); inline code, URLs, HTML
+A paragraph's lines are translated as one text, its line breaks (soft or hard) placed by
+attention, so a paragraph written over two lines comes out over two; inline code, URLs, HTML
 and backslash escapes are kept as written. A link's or image's destination and title, or
 its reference, are written back as they were in the source, character for character.
 """
@@ -218,9 +219,9 @@ def _items(children: list[Token], content: str, prefixes: list[str]) -> list[Ite
             items.append(token.content)
         elif kind == "text_special":  # an entity: its character; an escape: as written
             items.append(Keep((token.markup,)) if token.info == "escape" else token.content)
-        elif kind == "softbreak":
-            items.append(" ")
+        elif kind == "softbreak":  # the line break kept, placed by attention; no cut
             line += 1
+            items.append(Keep((f"\n{prefixes[line]}",), breaks=True))
         elif kind == "hardbreak":
             mark = "\\" if lines[line].endswith("\\") else "  "
             line += 1

@@ -1,9 +1,10 @@
 """SubRip subtitles (.srt): each cue's text translated, its number and timing kept as written.
 
 The `srt` package reads each cue; a block it cannot read (a broken timing, a number that is
-not one) is kept as it was, untranslated. A cue's lines are translated as one text and its
-line breaks placed by attention, so a two-line cue stays two lines; a dialogue cue (each
-line starting with "-") has each line translated alone. <i>, <b>, <u> and <font> tags are
+not one) is kept as it was, untranslated, and named by unreadable() for the CLI to warn
+about. A cue's lines are translated as one text and its line breaks placed by attention, so
+a two-line cue stays two lines; a dialogue cue (each line starting with "-") has each line
+translated alone. <i>, <b>, <u> and <font> tags are
 placed as in HTML (html.py), and {\\an8}-style override tags kept as they were.
 """
 
@@ -27,19 +28,46 @@ MARKUP = re.compile(rf"(\r?\n|{OVERRIDE})")  # kept as Keeps: line breaks and ov
 
 def read(text: str) -> list[Chunk]:
     """The subtitles as chunks: numbers, timings and blank lines as written, cue text apart."""
+    return _read(text)[0]
+
+
+def unreadable(text: str) -> list[str]:
+    """Each block `srt` cannot read as a cue, named by its line: kept as given, untranslated."""
+    return _read(text)[1]
+
+
+def _read(text: str) -> tuple[list[Chunk], list[str]]:
+    """The subtitles as chunks, and a note for each block kept as given because unreadable."""
     body = text.lstrip("\ufeff")
     chunks: list[Chunk] = [text[: len(text) - len(body)]]
-    cues = 0
+    notes: list[str] = []
+    cues, line = 0, 1
     for k, block in enumerate(BLANK.split(body)):
-        if k % 2 or not block.strip():  # the blank lines between cues
-            chunks.append(block)
-            continue
-        cue = _cue(block)
+        cue = None if k % 2 or not block.strip() else _cue(block)
+        if cue is None and block.strip() and not k % 2:
+            start = line + len(block) - len(block.lstrip("\r\n"))  # skip leading newlines
+            notes.append(f"line {start}: cue not read ({_why(block)}); kept as given, untranslated")
         cues += cue is not None
         chunks += cue if cue is not None else [block]
+        line += block.count("\n")
     if body.strip() and not cues:
         raise DocumentError("no subtitle cue found (number, 00:00:01,000 --> 00:00:02,000, text)")
-    return chunks
+    return chunks, notes
+
+
+def _why(block: str) -> str:
+    """Why `srt` could not read a block as one cue, in a few words."""
+    lines = block.strip().splitlines()
+    timings = [n for n, line in enumerate(lines) if "-->" in line]
+    if not timings:
+        return "no timing line such as 00:00:01,000 --> 00:00:02,000"
+    if len(timings) > 1:
+        return f"{len(timings)} timing lines: a blank line missing between cues?"
+    if timings[0] == 0:
+        return "no cue number before its timing line"
+    if not lines[0].strip().isdigit():
+        return f"cue number {lines[0].strip()[:40]!r} is not a number"
+    return f"timing {lines[timings[0]].strip()[:60]!r} cannot be read"
 
 
 def _cue(block: str) -> list[Chunk] | None:
