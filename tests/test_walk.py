@@ -94,7 +94,7 @@ def test_a_model_without_attention_hands_the_decoder_one_vector_with_weight_one(
         ({"q": ""}, 422, "one sentence"),
         ({"q": "je mange\nil voit"}, 422, "several lines"),
         ({"q": "je", "beam": 2}, 422, "unknown field 'beam'"),
-        ({"q": "chat " * 300}, 413, "the limit is 1000"),
+        ({"q": "chat " * 300}, 400, "the limit is 1000"),
         ({"q": ["je"]}, 422, "one sentence"),
     ],
 )

@@ -34,7 +34,7 @@ class Refused(Exception):
 
 @dataclass(frozen=True, kw_only=True)
 class Limits:
-    """What one request may ask for; beyond it the answer is 413, never a crash.
+    """What one request may ask for; beyond it the answer is 400 (as LibreTranslate), never a crash.
 
     The defaults are `s2a serve`'s options.
     """
@@ -240,31 +240,31 @@ def alternatives_of(value: Any, *, most: int) -> int:
 
 
 def texts_of(texts: list[str], limits: Limits, *, single: bool) -> list[str]:
-    """The texts, refused with 413 if over the limits on lines and characters per line."""
+    """The texts, refused with 400 if over the limits on lines and characters per line."""
     # a final newline ends the last line; it does not start another
     lines = sum(t.count("\n") + (not t.endswith("\n")) for t in texts)
     if lines > limits.lines:
-        raise Refused(413, f"{lines} lines in one request; the limit is {limits.lines}")
+        raise Refused(400, f"{lines} lines in one request; the limit is {limits.lines}")
     for i, text in enumerate(texts):
         longest = max(len(line) for line in text.split("\n"))
         if longest > limits.chars:
             where = "q" if single else f"q[{i}]"
             raise Refused(
-                413, f"{where}: a line of {longest} characters; the limit is {limits.chars}"
+                400, f"{where}: a line of {longest} characters; the limit is {limits.chars}"
             )
     return texts
 
 
 async def read_body(request: Request, most: int) -> bytes:
-    """The request body, refused with 413 as soon as it is known to exceed `most` bytes."""
+    """The request body, refused with 400 as soon as it is known to exceed `most` bytes."""
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > most:
-        raise Refused(413, f"body of {declared} bytes; the limit is {most}")
+        raise Refused(400, f"body of {declared} bytes; the limit is {most}")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > most:
-            raise Refused(413, f"body over {most} bytes")
+            raise Refused(400, f"body over {most} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
 

@@ -8,8 +8,8 @@ decodes one sentence step by step for each model served (steps.py), and /walk pl
 Requests that
 arrive within a few milliseconds of each other share one search (a sentence's translation
 does not depend on its batch, so this changes speed only). Refusals are {"error": ...} with
-LibreTranslate's status: 400 for a bad field, 403 for a bad api_key, 429 over --req-limit;
-and 413 over a size limit, 503 when the time limit passes.
+LibreTranslate's status: 400 for a bad field or over a size limit, 403 for a bad api_key,
+429 over --req-limit; 503 when the time limit passes.
 """
 
 from __future__ import annotations
