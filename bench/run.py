@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import lzma
+import random
 import shutil
 import statistics
 import subprocess
@@ -166,10 +169,6 @@ def prepare_data(sentences: int, quick: bool) -> dict[str, Any]:
 
 def prepare_mix(limit: int) -> Path:
     """bench/work/mix.tsv, French first: a fixed sample of each corpus in MIX (limit: fewer)."""
-    import itertools
-    import lzma
-    import random
-
     mix = WORK / ("mix-quick.tsv" if limit else "mix.tsv")
     if mix.exists():
         return mix

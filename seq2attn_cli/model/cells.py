@@ -1,6 +1,6 @@
 """The GRU and LSTM cells as plain math on pre-activations, forward and backward.
 
-The time loops in recurrence.py call these once a step. Inputs are the two pre-activations
+The input-feeding loop in recurrence.py calls these once a step. Inputs are the two pre-activations
 torch's nn.GRU/nn.LSTM compute, `gi = x W_ih^T + b_ih` and `gh = h W_hh^T + b_hh`
 (gates stacked in torch's order: r, z, n for the GRU; i, f, g, o for the LSTM), so the same
 weights serve nn.GRU/nn.LSTM, these cells and int8 decoding alike.
@@ -20,8 +20,6 @@ Tensors = tuple[torch.Tensor, ...]
 
 class GRUCell:
     """h' = (1 - z) n + z h, n = tanh(gi_n + r gh_n) (torch's GRU)."""
-
-    gates = 3
 
     @staticmethod
     def forward(gi: torch.Tensor, gh: torch.Tensor, state: Tensors) -> tuple[Tensors, Tensors]:
@@ -59,8 +57,6 @@ class GRUCell:
 
 class LSTMCell:
     """c' = f c + i g, h' = o tanh(c') (torch's LSTM)."""
-
-    gates = 4
 
     @staticmethod
     def forward(gi: torch.Tensor, gh: torch.Tensor, state: Tensors) -> tuple[Tensors, Tensors]:

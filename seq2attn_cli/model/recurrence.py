@@ -94,6 +94,7 @@ class _FedRecurrence(torch.autograd.Function):
         # gi: (steps, rows, gates * hidden), the embeddings' part; keys: (rows, src_len, hidden)
         Cell, dt = CELLS[cell], compute_dtype(w_hh)
         ctx.set_materialize_grads(False)
+        ctx.dtypes = (gi.dtype, keys.dtype, w_hh.dtype)  # what each gradient is returned in
         with torch.autocast(gi.device.type, enabled=False):
             w = {k: v.detach().to(dt) for k, v in
                  {"if": w_if, "hh": w_hh, "c": w_c, "b_hh": b_hh, "b_c": b_c}.items()}  # fmt: skip
@@ -110,12 +111,7 @@ class _FedRecurrence(torch.autograd.Function):
             parts = stack_saved(states)  # per part of the state: (steps, rows, hidden)
             weights, hc, attentional = stack_saved(steps)  # (steps, rows, src_len / 2H / H)
             ctx.factors = Cell.factors(stack_saved(saved))
-        ctx.cell, ctx.w, ctx.attend, ctx.dtypes = (
-            Cell,
-            w,
-            attend,
-            (gi.dtype, keys.dtype, w_hh.dtype),
-        )
+        ctx.cell, ctx.w, ctx.attend = Cell, w, attend
         h_prev = torch.cat([h0[None], parts[0][:-1]])  # (steps, rows, hidden) the h each read
         feed_prev = torch.cat([feed0[None], attentional[:-1]])  # the attentional vector each read
         ctx.save_for_backward(h_prev, feed_prev, hc, weights, attentional)
