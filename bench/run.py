@@ -123,15 +123,22 @@ def pieces_per_sentence(corpus: Path, spm: Path) -> tuple[float, float]:
 
 
 def worker_translate(spec: dict[str, Any]) -> dict[str, Any]:
-    """In-process Translator: sentences/s over the test sources (model loading left out)."""
+    """In-process Translator: sentences/s over the test sources (model loading left out).
+
+    As seq2attn_cli.load gives it: `threads` batches side by side, one thread each; with
+    "inside_ops", one batch at a time over torch's `threads` threads (before 2026-12-04)."""
     import torch
 
+    import seq2attn_cli
     from seq2attn_cli.decoding.translator import Translator
 
-    torch.set_num_threads(spec["threads"])
     texts = Path(spec["source"]).read_text(encoding="utf-8").splitlines()
     int8, beam = spec["precision"] == "int8", spec["beam"]
-    tr = Translator.load(spec["model"], device=torch.device("cpu"), quantized=int8)
+    if spec.get("inside_ops"):
+        torch.set_num_threads(spec["threads"])
+        tr = Translator.load(spec["model"], device=torch.device("cpu"), quantized=int8)
+    else:
+        tr = seq2attn_cli.load(spec["model"], quantized=int8, threads=spec["threads"])
     bf16 = spec["precision"] == "bf16"
     with torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else nullcontext():
         tr.translate(texts[:16], beam=beam)  # warm-up, at the default batch size
@@ -248,6 +255,11 @@ def measure_translation(args: argparse.Namespace, data: dict, model: Path, conso
             rate, rss = med([r["sent_per_s"] for r in rs]), max(r["rss_mb"] for r in rs)
             score = bleu(rs[0]["hyps"], data["refs"])
             lib[f"{precision} beam{beam}"] = {"sent_per_s": rate, "bleu": score, "rss_mb": rss}
+    spec = {**spec, "precision": "int8", "beam": 5, "inside_ops": True}  # the A/B of threads
+    rs = [worker("translate", spec) for _ in range(args.repeats)]
+    rate, rss = med([r["sent_per_s"] for r in rs]), max(r["rss_mb"] for r in rs)
+    score = bleu(rs[0]["hyps"], data["refs"])
+    lib["int8 beam5, threads inside each op"] = {"sent_per_s": rate, "bleu": score, "rss_mb": rss}
     rows = [[k, v["sent_per_s"], v["bleu"], v["rss_mb"]] for k, v in lib.items()]
     header = ["", "sent/s", "BLEU", "peak RSS MB"]
     console.print(table(f"Translation in-process (library), {n} sentences", header, rows))

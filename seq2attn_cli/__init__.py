@@ -36,11 +36,18 @@ def load(
     """Load a model directory (default: the embedded fr-en model), ready to translate."""
     import torch
 
+    from .decoding.batched import side_by_side
     from .decoding.translator import Translator
 
     if threads > 0:
         torch.set_num_threads(threads)
-    return Translator.load(model, device=torch.device(device), quantized=quantized)
+    on_cpu = torch.device(device).type == "cpu"
+    return Translator.load(
+        model,
+        device=torch.device(device),
+        quantized=quantized,
+        threads=side_by_side(threads) if on_cpu else 1,
+    )
 
 
 def __getattr__(name: str):

@@ -64,6 +64,19 @@ def test_batching_does_not_change_translations(tiny_model):
     assert runners_up == [[r.tokens for r in h.runners_up] for h in alone]
 
 
+def test_batches_searched_side_by_side_translate_as_one_thread_does(tiny_model):
+    model, subwords, _ = load_model(tiny_model)
+    ids = subwords.encode(TEXTS * 3)
+    one = translate_ids(model, ids, beam=3, batch_size=4)
+    three = translate_ids(model, ids, beam=3, batch_size=12, threads=3)  # 4 a batch, as one
+    assert [(h.tokens, h.score, h.weights) for h in three] == [
+        (h.tokens, h.score, h.weights) for h in one
+    ]
+    assert [[r.tokens for r in h.runners_up] for h in three] == [
+        [r.tokens for r in h.runners_up] for h in one
+    ]
+
+
 def test_long_sentences_decode_in_smaller_batches_each_line_once():
     lengths = [5] * 40 + [30] * 40 + [60] * 40 + [200] * 40
     cut = batches(lengths, 32)

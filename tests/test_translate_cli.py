@@ -262,6 +262,15 @@ def test_a_binary_input_is_refused_but_a_stray_nul_is_a_space(tiny_model, tmp_pa
         assert stray.stdout.splitlines()[0] == "I eats bread"
 
 
+def test_threads_change_the_speed_not_the_translations(tiny_model):
+    lines = "".join(f"{s}\n" for s in ["je mange pain", "il voit chat", "je", "chat"] * 6)
+    args = ["translate", "--model", str(tiny_model), "--format", "jsonl", "--batch-size", "4"]
+    outputs = [runner.invoke(app, [*args, "--threads", t], input=lines) for t in ("1", "3")]
+    assert [r.exit_code for r in outputs] == [0, 0], [r.output for r in outputs]
+    assert len(outputs[0].stdout.splitlines()) == 24
+    assert outputs[1].stdout == outputs[0].stdout
+
+
 def test_characters_the_model_has_no_piece_for_are_named_in_a_warning(tiny_model):
     texts = ["je mange 東京 pain", "Привет мир", "il voit chat"]
     result = runner.invoke(app, ["translate", "--model", str(tiny_model), "--beam", "1", *texts])

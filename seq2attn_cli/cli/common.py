@@ -99,6 +99,12 @@ Device = Annotated[
     str, typer.Option(help="auto | cpu | cuda | mps", autocompletion=lambda: DEVICES)
 ]
 Threads = Annotated[int, typer.Option(min=0, help="CPU threads (0 = torch's default).")]
+SearchThreads = Annotated[
+    int,
+    typer.Option(
+        "--threads", min=0, help="CPU threads, each searching its own batch (0 = one a core)."
+    ),
+]
 Beam = Annotated[int, typer.Option(min=1, help="Beam size (1 = greedy).")]
 BatchSize = Annotated[int, typer.Option(min=1, help="Sentences decoded together.")]
 Quantize = Annotated[bool, typer.Option(help="int8 layers on CPU (faster).")]
@@ -174,6 +180,16 @@ def handled(debug: bool):
         if debug:
             raise
         fail(f"unexpected {type(error).__name__}: {error} (--debug shows the traceback)")
+
+
+def load_translator(directory: Path, *, device: str, threads: int, quantize: bool) -> Any:
+    """The translator on the device asked for; on a CPU, `threads` batches side by side."""
+    torch_device = setup_torch(device, threads)
+    from ..decoding.batched import side_by_side
+    from ..decoding.translator import Translator
+
+    count = side_by_side(threads) if torch_device.type == "cpu" else 1
+    return Translator.load(directory, device=torch_device, quantized=quantize, threads=count)
 
 
 def setup_torch(device: str, threads: int) -> Any:

@@ -17,14 +17,14 @@ from .common import (
     Device,
     ModelDir,
     Quantize,
+    SearchThreads,
     StdoutConsole,
-    Threads,
     check_output,
     err,
     fail,
     handled,
+    load_translator,
     model_dir,
-    setup_torch,
     use_color,
 )
 
@@ -56,7 +56,7 @@ def evaluate(
     ] = True,
     quantize: Quantize = DECODE.quantize,
     device: Device = "auto",
-    threads: Threads = 0,
+    threads: SearchThreads = 0,
     debug: Debug = False,
 ) -> None:
     """Score a model on a test set: BLEU, chrF, and BLEU by source length."""
@@ -67,16 +67,16 @@ def evaluate(
     if output:
         check_output(output, "--output")
     with handled(debug):
-        from ..decoding.translator import Translator
         from ..evaluation import column_problem, report
         from ..evaluation import evaluate as run
         from ..views.renderables import evaluation_view
 
         directories = [model_dir(model)] + [model_dir(c, option="--compare") for c in compare or []]
         pairs, skipped = _read_test(test, src_col=src_col, tgt_col=tgt_col, skip_bad=skip_bad)
-        torch_device, batch = setup_torch(device, threads), {"batch_size": batch_size}
+        batch = {"batch_size": batch_size}
         translators = [  # every model loads before any translating: a bad one fails at once
-            Translator.load(d, device=torch_device, quantized=quantize) for d in directories
+            load_translator(d, device=device, threads=threads, quantize=quantize)
+            for d in directories
         ]
         problem = check_columns and column_problem(
             translators[0], pairs, src_col=src_col, tgt_col=tgt_col
@@ -97,7 +97,7 @@ def evaluate(
         if format == "json":
             columns = {"src_col": src_col, "tgt_col": tgt_col}
             run_info = {"sentences": len(pairs), "skipped": skipped, "beam": beam, **batch}
-            int8 = quantize and torch_device.type == "cpu"
+            int8 = quantize and translators[0].device.type == "cpu"
             figures = report(results, test=str(test), **columns, **run_info, quantized=int8)
             print(json.dumps(figures, indent=1))
         else:

@@ -18,12 +18,13 @@ from .common import (
     Device,
     ModelDir,
     Quantize,
+    SearchThreads,
     StdoutConsole,
-    Threads,
     check_output,
     err,
     fail,
     handled,
+    load_translator,
     model_dir,
     setup_torch,
     use_color,
@@ -45,7 +46,7 @@ def inspect(
         Path | None, typer.Option(help="Also write the picture as .svg or .html.")
     ] = None,
     device: Device = "auto",
-    threads: Threads = 0,
+    threads: SearchThreads = 0,
     debug: Debug = False,
 ) -> None:
     """Show the model card, or how the model translates one sentence, step by step."""
@@ -108,14 +109,12 @@ def _sentence(
 ) -> Callable[..., Any]:
     """The view of one sentence, decoded as `s2a translate` decodes it with the same flags."""
     from ..decoding.inspection import inspect_sentence
-    from ..decoding.translator import Translator
     from ..views.renderables import sentence_view
 
-    torch_device = setup_torch(device, threads)
-    translator = Translator.load(directory, device=torch_device, quantized=quantize)
+    translator = load_translator(directory, device=device, threads=threads, quantize=quantize)
     seen = inspect_sentence(translator, text, target=target, beam=beam)
     search = "greedy" if beam == 1 else f"beam {beam}"
-    int8 = quantize and torch_device.type == "cpu"
+    int8 = quantize and translator.device.type == "cpu"
     label = f"translation ({search}, {'int8' if int8 else 'float32'})"
     if target:
         label = "forced decoding of the given target"

@@ -15,12 +15,12 @@ from .common import (
     Device,
     ModelDir,
     Quantize,
-    Threads,
+    SearchThreads,
     err,
     fail,
     handled,
+    load_translator,
     model_dir,
-    setup_torch,
 )
 
 
@@ -47,7 +47,7 @@ def serve(
     ] = 0,
     quantize: Quantize = DECODE.quantize,
     device: Device = "auto",
-    threads: Threads = 0,
+    threads: SearchThreads = 0,
     debug: Debug = False,
 ) -> None:
     """Serve translations over HTTP (LibreTranslate's API) and a page at / that shows attention."""
@@ -61,10 +61,8 @@ def serve(
             sock = bind(host, port)
         except OSError as error:
             fail(f"--host {host} --port {port}: {error.strerror or error}")
-        torch_device = setup_torch(device, threads)
-        from ..decoding.translator import Translator
-
-        translator = Translator.load(directory, device=torch_device, quantized=quantize)
+        options = dict(device=device, threads=threads, quantize=quantize)
+        translator = load_translator(directory, **options)
         if max_chars > translator.max_chars:  # longer lines would be cut, and nobody told
             fail(f"--max-chars {max_chars}: the model translates lines of up to "
                  f"{translator.max_chars:,} characters")  # fmt: skip
@@ -77,7 +75,7 @@ def serve(
         languages = model_languages(translator.config, directory)
         second = None
         if other:
-            second = Translator.load(other, device=torch_device, quantized=quantize)
+            second = load_translator(other, **options)
             theirs = model_languages(second.config, other)
             if UNDETERMINED not in (*theirs, *languages) and theirs != languages:
                 fail(f"--compare {other}: translates {'→'.join(theirs)}, not {'→'.join(languages)}")

@@ -22,13 +22,13 @@ from .common import (
     Device,
     ModelDir,
     Quantize,
+    SearchThreads,
     StdoutConsole,
-    Threads,
     err,
     fail,
     handled,
+    load_translator,
     model_dir,
-    setup_torch,
     use_color,
 )
 
@@ -69,7 +69,7 @@ def translate(
     ] = "text",
     quantize: Quantize = DECODE.quantize,
     device: Device = "auto",
-    threads: Threads = 0,
+    threads: SearchThreads = 0,
     debug: Debug = False,
 ) -> None:
     """Translate sentences given as arguments, or a file or stdin line by line (one line out per
@@ -185,11 +185,7 @@ def _read_document(path: Path | None) -> str:
 
 def _load(model: Path | None, device: str, threads: int, quantize: bool) -> Any:
     """The translator, on the device asked for."""
-    directory = model_dir(model)
-    torch_device = setup_torch(device, threads)
-    from ..decoding.translator import Translator
-
-    return Translator.load(directory, device=torch_device, quantized=quantize)
+    return load_translator(model_dir(model), device=device, threads=threads, quantize=quantize)
 
 
 def _write_document(translator: Any, text: str, format: str, *, beam: int, name: str) -> None:

@@ -41,12 +41,19 @@ class Translator:
     """A model, its subwords and its limits; translate() is the one thing it does."""
 
     def __init__(
-        self, *, model: Seq2Seq, subwords: Subwords, config: StoredConfig, device: torch.device
+        self,
+        *,
+        model: Seq2Seq,
+        subwords: Subwords,
+        config: StoredConfig,
+        device: torch.device,
+        threads: int = 1,
     ) -> None:
         self.model = model
         self.subwords = subwords
         self.config = config
         self.device = device
+        self.threads = threads  # batches searched side by side on a CPU (batched.py)
         self.max_chars = config.training.max_chars  # the limits the model was trained within
         self.max_pieces = config.training.max_pieces
         self.part_pieces = min(self.max_pieces, PART_PIECES)  # longer lines: in parts
@@ -62,13 +69,19 @@ class Translator:
         *,
         device: torch.device | None = None,
         quantized: bool = True,
+        threads: int = 1,
     ) -> Translator:
-        """Load a model directory (the embedded one by default); int8 on CPU unless told not to."""
+        """Load a model directory (the embedded one by default); int8 on CPU unless told not to.
+
+        `threads`: batches searched side by side on a CPU, each on one thread (batched.py).
+        """
         device = device or torch.device("cpu")
         model, subwords, config = load_model(EMBEDDED if directory is None else directory)
         if device.type == "cpu" and quantized:
             model = quantize(model)
-        return cls(model=model.to(device), subwords=subwords, config=config, device=device)
+        return cls(
+            model=model.to(device), subwords=subwords, config=config, device=device, threads=threads
+        )
 
     def prepare(self, texts: list[str]) -> list[Source]:
         """Clean source lines, cut them to the model's limit and the long ones into parts."""
@@ -138,7 +151,11 @@ class Translator:
             if self._readable(ids)
         ]
         hyps = translate_ids(
-            self.model, [ids for _, _, ids in todo], beam=beam, batch_size=batch_size
+            self.model,
+            [ids for _, _, ids in todo],
+            beam=beam,
+            batch_size=batch_size,
+            threads=self.threads,
         )
         done: list[list[Translation]] = [[] for _ in lines]
         for (n, text, ids), hyp in zip(todo, hyps, strict=True):
