@@ -1,28 +1,51 @@
-"""How often a tag lands on the right word: French sentences with one word in <b>...</b>,
-translated as HTML with the embedded model; the tag should wrap the English word given.
+"""How often a tag lands on the right words: French HTML sentences translated with the
+embedded model; each tag should wrap the English words given for it.
 
-    .venv/bin/python bench/tag_placement.py [--model DIR] [--beam 5] [--sure 0.5 0.7 ...]
+    .venv/bin/python bench/tag_placement.py [--test] [--model DIR] [--beam 5] [--sure 0.5 0.7 ...]
 
-A sentence whose translation does not hold the expected word at all cannot be judged (the
-model chose another word); it is counted apart. For the rest: "exact" when the tag wraps
-just that word, "wider" when it wraps it and more, "wrong" otherwise. The same sentences are
-scored for a baseline that puts the tag on the target word at the source word's relative
-position, to show what attention adds.
+Two sets. bench/tag_placement.tsv: 84 sentences with one word in <b>, on which placement.SURE
+was tuned. --test: bench/tag_placement_test.tsv (issue #43), sentences written to measure,
+never to tune, in categories (nouns, noun phrases, adjectives, verbs, names, multi-word,
+nested and link tags...); its header gives the format.
+
+Each tag is judged apart. "unjudged" when the translation does not hold the expected words at
+all (the model chose others); else "lost" when the tag is not in the output once or wraps no
+word, "exact" when it wraps just the expected words (punctuation and case aside), "wider" when
+it wraps them and more, "wrong" otherwise. The same translations are scored for a baseline that
+puts each tag on the target words at its source words' relative place (what placement.py does
+for a model without attention), to show what attention adds.
+stdout: the table (Markdown); stderr: each tag not placed exactly, with its sentence.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import sys
 import time
 from pathlib import Path
 
 from seq2attn_cli.decoding.translator import Translator
-from seq2attn_cli.documents import placement, translate_document
+from seq2attn_cli.documents import READERS, placement, translate_document
+from seq2attn_cli.documents.inline import sources
 
-SET = Path(__file__).with_name("tag_placement.tsv")
-TAG = re.compile(r"<b>(.*?)</b>", re.S)
+TUNING = Path(__file__).with_name("tag_placement.tsv")
+TEST = Path(__file__).with_name("tag_placement_test.tsv")
+MARKUP = re.compile(r"<(/?)([A-Za-z][\w-]*)\b[^>]*>")
+VOID = {"br", "img", "hr", "wbr", "input"}
+BLOCK = {"p", "div", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6"}  # kept, not placed
+VERDICTS = ("exact", "wider", "wrong", "lost")
+
+
+@dataclasses.dataclass
+class Row:
+    """A sentence of a set: its category, its HTML, and each tag's accepted English words."""
+
+    category: str
+    source: str
+    tags: list[str]  # each tag's opening, as written (unique within the sentence)
+    expected: list[list[list[str]]]  # per tag: its alternatives, each a list of words
 
 
 def words(text: str) -> list[str]:
@@ -30,17 +53,68 @@ def words(text: str) -> list[str]:
     return [w.strip(".,;:!?\"'()«»").lower() for w in text.split() if w.strip(".,;:!?\"'()«»")]
 
 
-def judge(translated: str, expected: str) -> str:
-    """exact / wider / wrong / lost (the tag is not there once) / unjudged (no such word)."""
-    if translated.count("<b>") != 1 or translated.count("</b>") != 1:
-        return "lost"
-    found = set(expected.lower().split("|")) & set(words(TAG.sub(r"\1", translated)))
-    if not found:
+def spans(html: str) -> tuple[str, dict[str, str | None]]:
+    """The text without its tags, and each tag's inner text by its opening as written (None
+    for a tag that opens more than once or never closes)."""
+    plain, stack, found, at = "", [], {}, 0
+    for m in MARKUP.finditer(html):
+        plain += html[at : m.start()]
+        at = m.end()
+        closing, name = m.group(1), m.group(2).lower()
+        if name in VOID or m.group(0).endswith("/>"):
+            continue
+        if not closing:
+            stack.append((m.group(0), name, len(plain)))
+        elif any(n == name for _, n, _ in stack):
+            while stack:  # it closes the tags left open inside it too
+                opening, n, start = stack.pop()
+                found.setdefault(opening, []).append(plain[start:])
+                if n == name:
+                    break
+    for opening, _, _ in stack:  # never closed
+        found.setdefault(opening, []).append(None)
+    return plain + html[at:], {k: v[0] if len(v) == 1 else None for k, v in found.items()}
+
+
+def contains(seq: list[str], part: list[str]) -> bool:
+    """Whether `part` is a run of consecutive words of `seq`."""
+    return any(seq[i : i + len(part)] == part for i in range(len(seq) - len(part) + 1))
+
+
+def judge(translated: str, opening: str, expected: list[list[str]]) -> str:
+    """One tag's verdict in a translated sentence: exact / wider / wrong / lost / unjudged."""
+    plain, inner = spans(translated)
+    if not any(contains(words(plain), alt) for alt in expected):
         return "unjudged"
-    inside = words(TAG.search(translated).group(1))  # type: ignore[union-attr]
-    if len(inside) == 1 and inside[0] in found:
+    inside = words(inner.get(opening) or "")
+    if not inside:
+        return "lost"
+    if inside in expected:
         return "exact"
-    return "wider" if found & set(inside) else "wrong"
+    return "wider" if any(contains(inside, alt) for alt in expected) else "wrong"
+
+
+def read(path: Path) -> list[Row]:
+    """A set: `category<TAB>html<TAB>expected` lines, or `html<TAB>expected` (the tuning set)."""
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        category, source, expected = fields if len(fields) == 3 else ["all", *fields]
+        tags = [
+            m.group(0)
+            for m in MARKUP.finditer(source)
+            if not m.group(1) and m.group(2).lower() not in VOID | BLOCK
+        ]
+        entries = [[words(alt) for alt in entry.split("|")] for entry in expected.split(" ; ")]
+        if len(set(tags)) != len(tags) or len(entries) != len(tags) or not tags:
+            raise SystemExit(
+                f"{path.name}:{n}: {len(tags)} tags (each written once), "
+                f"{len(entries)} expected entries: {line}"
+            )
+        rows.append(Row(category, source, tags, entries))
+    return rows
 
 
 class Once:
@@ -50,56 +124,75 @@ class Once:
         self.translator, self.beam, self.done = translator, beam, {}
 
     def translate(self, texts: list[str], *, beam: int) -> list:
-        todo = [t for t in texts if t not in self.done]
+        todo = list(dict.fromkeys(t for t in texts if t not in self.done))
         found = self.translator.translate(todo, beam=self.beam) if todo else []
         self.done.update(zip(todo, found, strict=True))
         return [self.done[t] for t in texts]
 
 
-def by_position(source: str, translation: str) -> str:
-    """The baseline: the tag on the target word at the tagged source word's relative place."""
-    src = source.split()
-    at = next(i for i, w in enumerate(src) if "<b>" in w)
-    tgt = translation.split()
-    j = min(len(tgt) - 1, at * len(tgt) // len(src))
-    return " ".join(f"<b>{w}</b>" if k == j else w for k, w in enumerate(tgt))
+class ByPosition:
+    """The same translations without their attention: placement.py then places each tag at
+    its source words' relative position (as for a model trained with `--attention none`)."""
+
+    def __init__(self, once: Once) -> None:
+        self.once = once
+
+    def translate(self, texts: list[str], *, beam: int) -> list:
+        return [dataclasses.replace(t, weights=[]) for t in self.once.translate(texts, beam=beam)]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--test", action="store_true", help=f"score {TEST.name}, not the tuning set"
+    )
     parser.add_argument("--model", default=None, help="model directory (default: embedded)")
     parser.add_argument("--beam", type=int, default=5)
     parser.add_argument("--sure", type=float, nargs="+", default=[placement.SURE])
     args = parser.parse_args()
-    translator = Once(Translator.load(args.model), args.beam)
-    rows = [line.split("\t") for line in SET.read_text().splitlines() if not line.startswith("#")]
+    rows = read(TEST if args.test else TUNING)
+    once = Once(Translator.load(args.model), args.beam)
     start = time.perf_counter()
-    runs: dict[str, dict[str, int]] = {}
-    misses = []
-    for sure in args.sure:
+    once.translate([s for r in rows for s in sources(READERS["html"](r.source))], beam=args.beam)
+    # each rule: its name, the translator placement reads, and placement.SURE for it
+    rules = [(f"attention (sure {sure})", once, sure) for sure in args.sure]
+    rules.append(("by position", ByPosition(once), placement.SURE))
+    tallies: dict[str, dict[str, dict[str, int]]] = {}  # rule, category, verdict: count
+    for name, translator, sure in rules:
         placement.SURE = sure
-        tally = runs[f"sure {sure}"] = {}
-        for source, expected in rows:
-            out = translate_document(translator, source, format="html", beam=args.beam)
-            verdict = judge(out, expected)
-            tally[verdict] = tally.get(verdict, 0) + 1
-            if verdict != "exact" and sure == args.sure[0]:
-                misses.append(f"  {verdict:8} {source}  ->  {out}  (expected: {expected})")
-    base = runs["by position"] = {}
-    for source, expected in rows:
-        plain = translator.translate([TAG.sub(r"\1", source)], beam=args.beam)[0].text
-        verdict = judge(by_position(source, plain), expected)
-        base[verdict] = base.get(verdict, 0) + 1
-    judged = sum(base.get(k, 0) for k in ("exact", "wider", "wrong", "lost"))
-    print(f"{len(rows)} sentences, {judged} judged (the others' translation lacks the word); "
-          f"beam {args.beam}, {time.perf_counter() - start:.1f} s")  # fmt: skip
-    for name, counts in runs.items():
-        shares = ", ".join(
-            f"{k} {counts.get(k, 0)} ({100 * counts.get(k, 0) / max(judged, 1):.0f}%)"
-            for k in ("exact", "wider", "wrong", "lost")
-        )
-        print(f"{name:12} {shares}; unjudged {counts.get('unjudged', 0)}")
-    print(f"not exact (sure {args.sure[0]}):", *misses, sep="\n")
+        tallies[name] = {}
+        for row in rows:
+            out = translate_document(translator, row.source, format="html", beam=args.beam)
+            for k, (opening, expected) in enumerate(zip(row.tags, row.expected, strict=True)):
+                verdict = judge(out, opening, expected)
+                for category in {row.category, "all"}:
+                    tally = tallies[name].setdefault(category, {})
+                    tally[verdict] = tally.get(verdict, 0) + 1
+                if verdict != "exact" and name == rules[0][0]:
+                    wanted = " | ".join(" ".join(alt) for alt in expected)
+                    print(f"{verdict:8} tag {k + 1} {row.source}  ->  {out}  (expected: {wanted})",
+                          file=sys.stderr)  # fmt: skip
+    first = tallies[rules[0][0]]
+    categories = list(dict.fromkeys([r.category for r in rows] + ["all"]))
+    tags = sum(len(r.tags) for r in rows)
+    judged = tags - first["all"].get("unjudged", 0)
+    print(f"{TEST.name if args.test else TUNING.name}: {len(rows)} sentences, {tags} tags, "
+          f"{judged} judged (the others' translation lacks the words); beam {args.beam}, "
+          f"{time.perf_counter() - start:.1f} s\n")  # fmt: skip
+    print("| category | tags | judged | " + " | ".join(
+        f"{name}: exact / wider / wrong / lost" for name, _, _ in rules) + " |")  # fmt: skip
+    print("|---" * (3 + len(rules)) + "|")
+    for category in categories:
+        counts = first[category]
+        n = sum(counts.values())
+        ok = n - counts.get("unjudged", 0)
+        cells = []
+        for name, _, _ in rules:
+            c = tallies[name][category]
+            share = f" ({100 * c.get('exact', 0) / ok:.0f}%)" if ok else ""
+            cells.append(" / ".join(str(c.get(v, 0)) for v in VERDICTS) + share)
+        label = f"**{category}**" if category == "all" else category
+        print(f"| {label} | {n} | {ok} | " + " | ".join(cells) + " |")
     sys.stdout.flush()
 
 
