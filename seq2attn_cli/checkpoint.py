@@ -29,7 +29,7 @@ from .config import (
     from_dict,
 )
 from .data.subwords import Subwords
-from .decoding.confidence import check
+from .decoding.explain.confidence import check
 from .errors import ModelError
 from .model.seq2seq import Seq2Seq, state_size
 

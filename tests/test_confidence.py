@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.data.languages import STOP_SETS
-from seq2attn_cli.decoding.confidence import (
+from seq2attn_cli.decoding.explain.confidence import (
     SIGNALS,
     Unflagged,
     can_drop,
@@ -23,7 +23,7 @@ from seq2attn_cli.decoding.confidence import (
     dropped,
     signals,
 )
-from seq2attn_cli.decoding.search import Hypothesis
+from seq2attn_cli.decoding.search.hypothesis import Hypothesis
 from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.errors import ModelError
 from seq2attn_cli.evaluation import ranks, spearman

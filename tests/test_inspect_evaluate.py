@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from seq2attn_cli.card import model_card, parameter_counts
 from seq2attn_cli.cli.app import app
-from seq2attn_cli.decoding.inspection import diagnostics, explain, model_card, parameter_counts
+from seq2attn_cli.decoding.explain.inspection import diagnostics, explain
 from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.evaluation import BUCKETS, bucket_of, evaluate, score
 
@@ -28,7 +29,7 @@ def test_card_parameter_counts_add_up_to_the_model(tiny_model):
     counts = parameter_counts(translator.model)
     assert sum(counts.values()) == sum(p.numel() for p in translator.model.parameters())
     assert all(n > 0 for n in counts.values())
-    card = model_card(translator, tiny_model)
+    card = model_card(tiny_model)
     assert card["files"]["model.safetensors"] > 0 and card["epochs"]
 
 

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
-from seq2attn_cli.decoding.parts import joined, split
+from seq2attn_cli.decoding.rules.parts import joined, split
 from seq2attn_cli.decoding.translation import Translation
 from seq2attn_cli.decoding.translator import Translator
 

@@ -211,7 +211,7 @@ def _write_document(translator: Any, text: str, format: str, *, beam: int, name:
 
 def _pharaoh(t: Any) -> str:
     """A translation's word alignment as Pharaoh text ('' without attention)."""
-    from ..decoding.alignment import pharaoh
+    from ..decoding.explain.alignment import pharaoh
 
     return pharaoh(t.alignment)
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .alignment import word_alignment, word_level
+from .explain.alignment import word_alignment, word_level
 
 
 @dataclass(frozen=True)

@@ -16,14 +16,14 @@ from ..data.reading import normalize
 from ..data.subwords import EOS_PIECE, Subwords
 from ..model.int8 import quantize
 from ..model.seq2seq import Seq2Seq
-from .articles import agree
-from .batched import translate_ids
-from .confidence import Unflagged, confidence, dropped, signals
-from .letters import fold, write_back, write_back_pieces
-from .parts import PART_PIECES, joined, split
-from .search import Hypothesis
+from .explain.confidence import Unflagged, confidence, dropped, signals
+from .rules.articles import agree
+from .rules.letters import fold, write_back, write_back_pieces
+from .rules.parts import PART_PIECES, joined, split
+from .rules.urls import Hidden, hide, outside, with_urls
+from .search.batched import translate_ids
+from .search.hypothesis import Hypothesis
 from .translation import Translation, distinct
-from .urls import Hidden, hide, outside, with_urls
 
 
 @dataclass(frozen=True)

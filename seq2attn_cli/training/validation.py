@@ -12,8 +12,8 @@ from ..config import BOS, EOS
 from ..data.batching import make_batch
 from ..data.corpus import Prepared, ValidSet
 from ..data.subwords import EOS_PIECE
-from ..decoding.articles import agree
-from ..decoding.batched import translate_ids
+from ..decoding.rules.articles import agree
+from ..decoding.search.batched import translate_ids
 from ..model.seq2seq import Seq2Seq
 from .loss import label_smoothed_loss
 

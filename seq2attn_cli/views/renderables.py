@@ -14,7 +14,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..decoding.alignment import group_pieces, pharaoh, word_level
+from ..decoding.explain.alignment import group_pieces, pharaoh, word_level
 from .charts import bar_chart
 from .heatmap import heatmap
 

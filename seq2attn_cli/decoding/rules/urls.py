@@ -20,8 +20,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from .alignment import WORD_START, group_pieces
-from .translation import Translation
+from ..explain.alignment import WORD_START, group_pieces
+from ..translation import Translation
 
 PLACEHOLDER = "URL"
 WORD = re.compile(rf"\b{PLACEHOLDER}\b")

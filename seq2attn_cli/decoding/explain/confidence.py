@@ -14,9 +14,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..config import ConfidenceConfig
-from ..data.languages import GRAMMAR, PHRASES, UNFLAGGED
+from ...config import ConfidenceConfig
 from .alignment import WORD_START, group_pieces, is_special
+from .wordlists import GRAMMAR, PHRASES, UNFLAGGED
 
 # The signals, each a float per translation; config.json's weights are keyed by these names.
 SIGNALS = (

@@ -11,10 +11,12 @@ from dataclasses import replace
 import torch
 from torch import nn
 
-from ..config import EOS, PAD
-from ..model.seq2seq import Encoded, Seq2Seq
+from ...config import EOS, PAD
+from ...model.seq2seq import Encoded, Seq2Seq
 from .beam import beam_search
-from .search import NO_REPEAT, Hypothesis, greedy, max_lengths
+from .constraints import NO_REPEAT, max_lengths
+from .greedy import greedy
+from .hypothesis import Hypothesis
 
 # A batch's memory grows with its sentences times their width (encoder states, attention
 # history), so wider sources decode in proportionally smaller batches: 2,000 newstest2013

@@ -18,8 +18,8 @@ import re
 from array import array
 from collections.abc import Callable
 
-from ..data.subwords import EOS_PIECE
-from .translation import Translation, distinct
+from ...data.subwords import EOS_PIECE
+from ..translation import Translation, distinct
 
 # Where a sentence may end: . ! ? or … (with closing quotes or brackets), a space, then what
 # can start a sentence. A full stop after an initial or a title ("M. Dupont") is not an end.

@@ -15,8 +15,8 @@ from typing import Any
 
 import torch
 
+from ..translator import Translator
 from .inspection import Step, chosen, steps_of, teacher_force
-from .translator import Translator
 
 CELLS = 32  # cells a vector is drawn with; fewer numbers than this are drawn one a cell
 START = "<s>"  # the first step's input: the start mark
