@@ -125,7 +125,7 @@ def main() -> None:
     bias, *weights = fit(features, targets, sample)
     if not all(map(math.isfinite, [bias, *weights])):
         sys.exit("fit_confidence: the fit did not converge; config.json is unchanged")
-    cut, note = threshold(lines, translator.unflagged)
+    cut, note = threshold(lines, Unflagged.of(translator.config.languages[0] or ""))
     config["confidence"] = {
         "bias": round(bias, 6),
         "weights": {k: round(w, 6) for k, w in zip(SIGNALS, weights, strict=True)},

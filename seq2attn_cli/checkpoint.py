@@ -246,7 +246,7 @@ def read_subwords(path: Path, config: StoredConfig) -> Subwords:
     """The model's SentencePiece tokenizer, refused when it is not the one config.json names."""
     regular(path)
     try:
-        subwords = Subwords.load(path, spaced_quotes=config.model.spaced_quotes)
+        subwords = Subwords.load(path)
     except FileNotFoundError:
         raise ModelError(f"{path}: missing") from None
     except (OSError, RuntimeError, ValueError) as err:

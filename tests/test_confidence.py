@@ -227,5 +227,5 @@ def test_the_fit_script_writes_a_confidence_part_the_translator_then_uses(tiny_m
     assert done.returncode == 0, done.stderr
     part = json.loads((model / "config.json").read_text(encoding="utf-8"))["confidence"]
     assert set(part["weights"]) == set(SIGNALS) and part["fitted_on"] == ["dev.tsv (40 lines)"]
-    judge = Translator.load(model).judge
+    judge = Translator.load(model).config.confidence
     assert judge.bias == part["bias"] and judge.threshold == part["threshold"]

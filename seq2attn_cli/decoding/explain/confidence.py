@@ -10,13 +10,19 @@ number in [0, 1]. Plain lists in, plain numbers out: no torch, no second pass.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...config import ConfidenceConfig
+from ..translation import Translation
 from .alignment import WORD_START, group_pieces, is_special
 from .wordlists import GRAMMAR, PHRASES, UNFLAGGED
+
+if TYPE_CHECKING:
+    from ..rules.pipeline import Setting
 
 # The signals, each a float per translation; config.json's weights are keyed by these names.
 SIGNALS = (
@@ -81,7 +87,7 @@ def is_word(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Unflagged:
-    """What the attention of a source language cannot show missing (data/languages.py)."""
+    """What the attention of a source language cannot show missing (wordlists.py)."""
 
     words: frozenset[str] = frozenset()  # function words: never named as dropped
     phrases: tuple[tuple[str, ...], ...] = ()  # idioms: their words share the whole's attention
@@ -209,3 +215,33 @@ def check(config: ConfidenceConfig) -> None:
     numbers = [config.bias, config.threshold, *config.weights.values()]
     if not all(type(v) in (int, float) and math.isfinite(v) for v in numbers):
         raise ValueError("confidence: bias, threshold and weights must be finite numbers")
+
+
+@dataclass(frozen=True)
+class Judge:
+    """A step of the rules' pipeline (rules/pipeline.py) that writes no text: a translation
+    given its confidence and the source words it may have dropped."""
+
+    config: ConfidenceConfig  # how signals make a confidence (config.json's "confidence")
+    unflagged: Unflagged  # what is never named dropped
+    name: str = "confidence"
+    did: str = "judged its confidence"
+
+    @classmethod
+    def of(cls, setting: Setting) -> Judge:
+        """The judge of a model (rules.pipeline.Setting): its fit, its source's word lists."""
+        return cls(config=setting.confidence, unflagged=Unflagged.of(setting.languages[0] or ""))
+
+    def read(self, text: str) -> tuple[str, None]:
+        """The line as it is."""
+        return text, None
+
+    def write(self, t: Translation, memo: None) -> Translation:
+        """`t` with its confidence and the source words it may have dropped."""
+        if not t.tgt_tokens:  # a blank line: nothing to translate, nothing to miss
+            return dataclasses.replace(t, confidence=1.0)
+        values = signals(t.src_tokens, t.tgt_tokens, t.weights, t.score)
+        missed = []
+        if t.has_attention:
+            missed = dropped(t.src_tokens, t.weights, self.config.threshold, self.unflagged)
+        return dataclasses.replace(t, confidence=confidence(values, self.config), dropped=missed)

@@ -16,8 +16,9 @@ import torch
 from ...config import BOS, EOS, PAD
 from ...data.reading import normalize
 from ...model.seq2seq import Encoded, output_log_probs
-from ..rules.letters import fold, write_back, write_back_pieces
-from ..translator import EOS_PIECE, Source, Translation, Translator
+from ..rules.clean import clean
+from ..rules.pipeline import FORCED, Pipeline
+from ..translator import EOS_PIECE, Translation, Translator
 from .alignment import WORD_START
 
 
@@ -43,7 +44,7 @@ class Inspection:
     diagnostics: dict[str, Any]  # see diagnostics(); empty without attention
     forced: bool  # the translation is a given target, force-decoded
     model_text: str  # the model's own words: the translation before the rules after search
-    changes: list[str]  # what those rules changed in it (articles.py, letters.py), if anything
+    changes: list[str]  # what those rules did, as `s2a inspect` says it (Translation.changed_by)
 
 
 def inspect_sentence(
@@ -55,27 +56,15 @@ def inspect_sentence(
     if translation.has_attention:
         src, _, weights = translation.word_attention
         diag = diagnostics([w.lstrip(WORD_START) for w in src], weights)
-    own = translation.model_tokens[:-1]
-    model_text = translator.subwords.text(own) if own else translation.text
+    own = (translation.model_tokens or translation.tgt_tokens)[:-1]  # the search's pieces
     return Inspection(
         translation=translation,
         steps=steps,
         diagnostics=diag,
         forced=bool(target),
-        model_text=model_text,
-        changes=[] if target else _changes(translator, translation, model_text),
+        model_text=translator.subwords.text(own),
+        changes=[] if target else translator.rules.said(translation.changed_by),
     )
-
-
-def _changes(translator: Translator, translation: Translation, model_text: str) -> list[str]:
-    """What the rules after the search changed in the model's words (letters.py, articles.py)."""
-    _, given = fold(translation.source, translator.subwords.knows)  # as translate() read it
-    letters = write_back(model_text, given)
-    rules = (
-        ("set a/an by the next word", letters != translation.text),
-        ("wrote back the letters it read as base letters", letters != model_text),
-    )
-    return [rule for rule, changed in rules if changed]
 
 
 @torch.inference_mode()
@@ -87,49 +76,48 @@ def explain(
     The steps replay the chosen pieces with teacher forcing: the same decoder states the
     search went through for them, so the same weights up to rounding.
     """
-    sub = translator.subwords
     if target is None:  # the translation `s2a translate` gives, piece for piece
         translation, src_ids, ids = chosen(translator, source, beam=beam)
         return translation, steps_of(translator, teacher_force(translator, src_ids, ids), ids)
-    line, src_ids = _one_part(translator, source)
-    read, given = fold(normalize(target), sub.knows)  # the target as the model can write it
-    ids = sub.encode([read])[0]
+    src_ids = _one_part(translator, source)
+    rules = Pipeline(setting=translator.setting, names=FORCED)  # the target as the model reads it
+    (line,) = rules.read([normalize(target)])
+    ids = line.parts[0].ids
     steps = steps_of(translator, teacher_force(translator, src_ids, ids), ids)
-    translation = translator.rate(
-        Translation(
-            source=line.text,
-            text=write_back(sub.decode(ids), given),
-            score=sum(s.log_prob for s in steps) / len(steps),
-            src_tokens=sub.pieces(src_ids) + [EOS_PIECE],
-            tgt_tokens=write_back_pieces(sub.pieces(ids), given) + [EOS_PIECE],
-            weights=[s.weights for s in steps],
-        )
+    pieces = translator.subwords.pieces(ids)
+    forced = Translation(
+        source=clean(source, translator.max_chars).text,
+        text=translator.subwords.text(pieces),
+        score=sum(s.log_prob for s in steps) / len(steps),
+        src_tokens=translator.subwords.pieces(src_ids) + [EOS_PIECE],
+        tgt_tokens=pieces + [EOS_PIECE],
+        weights=[s.weights for s in steps],
     )
-    return translation, steps
+    return rules.write(line, [forced]), steps
 
 
 def chosen(
     translator: Translator, source: str, *, beam: int = 5
 ) -> tuple[Translation, list[int], list[int]]:
     """`source` translated as translate does: (translation, source ids, chosen piece ids)."""
-    _, src_ids = _one_part(translator, source)
+    src_ids = _one_part(translator, source)
     translation = translator.translate([source], beam=beam)[0]
     own = translation.model_tokens or translation.tgt_tokens  # the pieces the search chose
     return translation, src_ids, [translator.subwords.sp.piece_to_id(p) for p in own[:-1]]
 
 
-def _one_part(translator: Translator, source: str) -> tuple[Source, list[int]]:
-    """The prepared line and its source ids; a line translated in parts or empty is refused."""
-    (line,) = translator.prepare([source])
+def _one_part(translator: Translator, source: str) -> list[int]:
+    """The source ids of a line; a line translated in parts or empty is refused."""
+    (line,) = translator.rules.read([source])
     if len(line.parts) > 1:
         raise ValueError(
             f"too long to translate as one sentence: s2a translates it in {len(line.parts)} "
             "parts; inspect one part at a time"
         )
-    ((_, src_ids),) = line.parts
+    src_ids = line.parts[0].ids
     if not src_ids:
         raise ValueError("nothing to inspect: the sentence is empty")
-    return line, src_ids
+    return src_ids
 
 
 class Forced(NamedTuple):

@@ -10,11 +10,13 @@ the pieces the beam search chose.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
+from ..rules.pipeline import SPELLING, Pipeline
 from ..translator import Translator
 from .inspection import Step, chosen, steps_of, teacher_force
 
@@ -78,12 +80,16 @@ def walk(translator: Translator, source: str, *, beam: int = 5) -> Walk:
     steps = steps_of(translator, forced, ids)
     inputs = [START] + [s.piece for s in steps[:-1]]
     encoder_states = forced.encoded.states[0]  # (src_len, hidden); (1, hidden) for "none"
-    own = translation.model_tokens[:-1]
+    if own := translation.model_tokens:  # a rule changed the model's pieces: their text
+        written = dataclasses.replace(translation, text=translator.subwords.text(own[:-1]))
+        model_text = Pipeline(setting=translator.setting, names=SPELLING).rewrite(written).text
+    else:
+        model_text = translation.text
     return Walk(
         attention=translator.config.model.attention,
         source=translation.source,
         translation=translation.text,
-        model_text=translator.subwords.text(own) if own else translation.text,
+        model_text=model_text,
         source_pieces=translation.src_tokens,
         encoder_states=[pool(row) for row in encoder_states],
         init=pool(_top_layer(forced.encoded.init)),
