@@ -110,7 +110,9 @@ class Translator:
             i != UNK and any(c.isalnum() for c in p) for i, p in zip(ids, pieces, strict=True)
         )
 
-    def translate_document(self, text: str, *, format: str = "text", beam: int = 5) -> str:
+    def translate_document(
+        self, text: str, *, format: str = "text", beam: int = DECODE.beam
+    ) -> str:
         """Translate a document (documents.FORMATS): its structure kept, its tags placed."""
         from ..documents import translate_document  # documents imports decoding, not back
 

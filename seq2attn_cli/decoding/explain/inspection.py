@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from ...config import BOS, EOS, PAD
+from ...config import BOS, DECODE, EOS, PAD
 from ...data.reading import normalize
 from ...model.seq2seq import Encoded, output_log_probs
 from ..rules.clean import clean
@@ -48,7 +48,7 @@ class Inspection:
 
 
 def inspect_sentence(
-    translator: Translator, source: str, *, target: str | None = None, beam: int = 5
+    translator: Translator, source: str, *, target: str | None = None, beam: int = DECODE.beam
 ) -> Inspection:
     """Translate `source` as `s2a translate` does (or force-decode `target`) and explain it."""
     translation, steps = explain(translator, source, target, beam=beam)
@@ -69,7 +69,7 @@ def inspect_sentence(
 
 @torch.inference_mode()
 def explain(
-    translator: Translator, source: str, target: str | None = None, *, beam: int = 5
+    translator: Translator, source: str, target: str | None = None, *, beam: int = DECODE.beam
 ) -> tuple[Translation, list[Step]]:
     """Translate `source` as translate does (or force-decode `target`); record every step.
 
@@ -97,7 +97,7 @@ def explain(
 
 
 def chosen(
-    translator: Translator, source: str, *, beam: int = 5
+    translator: Translator, source: str, *, beam: int = DECODE.beam
 ) -> tuple[Translation, list[int], list[int]]:
     """`source` translated as translate does: (translation, source ids, chosen piece ids)."""
     src_ids = _one_part(translator, source)

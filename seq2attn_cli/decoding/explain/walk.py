@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from ...config import DECODE
 from ..rules.pipeline import SPELLING, Pipeline
 from ..translator import Translator
 from .inspection import Step, chosen, steps_of, teacher_force
@@ -73,7 +74,7 @@ class Walk:
         }
 
 
-def walk(translator: Translator, source: str, *, beam: int = 5) -> Walk:
+def walk(translator: Translator, source: str, *, beam: int = DECODE.beam) -> Walk:
     """Translate `source` as translate does, then replay the chosen pieces with every vector."""
     translation, src_ids, ids = chosen(translator, source, beam=beam)
     forced = teacher_force(translator, src_ids, ids)
