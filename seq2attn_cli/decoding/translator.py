@@ -62,7 +62,7 @@ class Translator:
 
     def unreadable(self, text: str) -> list[str]:
         """Runs of characters the model reads as nothing: no piece, and no base letter with one
-        (a URL's are written back as given, urls.py)."""
+        (a URL's are written back as given, rules/urls.py)."""
         return self.subwords.unknown(fold(outside(text), self.subwords.knows)[0])
 
     @overload

@@ -69,7 +69,7 @@ def sentence_view(
         Text.assemble(("source:", "bold"), f"   {t.source}"),
         Text.assemble((f"{label}:", "bold"), f" {t.text}"),
     ]
-    if seen.changes:  # articles.py, letters.py: rules applied after the search
+    if seen.changes:  # what the rules around the search changed (decoding/rules/pipeline.py)
         lines.append(Text(f"the model wrote: {seen.model_text} (s2a {' and '.join(seen.changes)})"))
     lines.append(Text(f"score: {t.score:.3f} log-probability per piece"))
     missed = f"; may have dropped: {' '.join(t.dropped)}" if t.dropped else ""

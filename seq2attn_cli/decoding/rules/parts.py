@@ -7,8 +7,9 @@ s2a cuts such a line where a translator would: between its sentences first, then
 clause mark (; : , and dashes) nearest the middle of a part still too long, then at the
 space nearest the middle, and a run with no space (a URL) between characters. Each part is
 translated as a sentence of its own, so a part's translation depends on the part alone, and
-the translations are joined with spaces. The rules after the search (articles.py,
-letters.py) see one part at a time: an "a" that ends a part keeps the model's choice.
+the translations are joined with spaces. The rules after this one (pipeline.RULES: quotes.py,
+articles.py) read and write one part at a time: an "a" that ends a part keeps the model's
+choice.
 """
 
 from __future__ import annotations

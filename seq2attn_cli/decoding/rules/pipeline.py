@@ -95,6 +95,8 @@ class Pipeline:
     """The rules of RULES that apply to one model (or the named ones), ready to run."""
 
     def __init__(self, *, setting: Setting, names: Sequence[str] | None = None) -> None:
+        if unknown := set(names or ()) - {kind.name for kind in RULES}:
+            raise ValueError(f"no rule named {', '.join(sorted(unknown))}")
         built = [rule for kind in RULES if (rule := kind.of(setting)) is not None]
         self.rules = [rule for rule in built if names is None or rule.name in names]
         self.subwords = setting.subwords
