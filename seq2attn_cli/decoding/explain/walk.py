@@ -93,7 +93,7 @@ def walk(translator: Translator, source: str, *, beam: int = DECODE.beam) -> Wal
         model_text=model_text,
         source_pieces=translation.src_tokens,
         encoder_states=[pool(row) for row in encoder_states],
-        init=pool(_top_layer(forced.encoded.init)),
+        init=pool(forced.encoded.init.h[-1, 0]),  # the top layer's first state, (hidden,)
         sizes={"state": encoder_states.size(-1), "embedding": translator.config.model.embed},
         steps=[
             WalkStep(
@@ -106,12 +106,6 @@ def walk(translator: Translator, source: str, *, beam: int = DECODE.beam) -> Wal
             for t, step in enumerate(steps)
         ],
     )
-
-
-def _top_layer(init: torch.Tensor | tuple[torch.Tensor, ...]) -> torch.Tensor:
-    """The top layer's hidden state of the decoder's first state, (hidden,)."""
-    h = init[0] if isinstance(init, tuple) else init  # (layers, 1, hidden)
-    return h[-1, 0]  # (hidden,)
 
 
 def _step_dict(s: WalkStep) -> dict[str, Any]:
