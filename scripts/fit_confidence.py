@@ -115,7 +115,7 @@ def main() -> None:
         found = translator.translate([s for s, _ in pairs], beam=args.beam)
         chrf = sentence_chrf([t.text for t in found], [r for _, r in pairs])
         for t, c in zip(found, chrf, strict=True):
-            values = signals(t.src_tokens, t.tgt_tokens, t.weights, t.score)
+            values = signals(t.src_tokens, t.tgt_tokens, t.weights, t.score, attends=t.attends)
             features.append([values[k] for k in SIGNALS])
             targets.append(c / 100)
             sample.append(1 / len(pairs))

@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from .checkpoint import HISTORY, load_model, read_json
+from .checkpoint import CONFIG, HISTORY, load_model, read_config, read_json
 from .errors import ModelError
 
 
@@ -53,11 +53,13 @@ def model_card(directory: Path) -> dict[str, Any]:
 
 
 def read_history(directory: Path) -> dict[str, Any]:
-    """The probe sentence's attention after every epoch, as training kept it (history.json)."""
+    """The probe sentence's attention after every epoch, as training kept it (history.json),
+    and whether the model attends (`attends`: ModelConfig.attends)."""
     path = directory / HISTORY
     if not path.exists():
         raise ModelError(f"{path}: missing (the model was trained without a probe sentence)")
     history = read_json(path)
+    history["attends"] = read_config(directory / CONFIG).model.attends
     for epoch in history.get("epochs", []):
         # before 2026-11-30 a probe cut at the length limit had its </s> but no attention row
         if len(epoch["weights"]) == len(epoch["target"]) - 1:

@@ -30,6 +30,12 @@ class ModelConfig:
     # text is read and written with opening quotes spaced off: '" bonjour"' (data/reading.py)
     spaced_quotes: bool = False
 
+    @property
+    def attends(self) -> bool:
+        """False for `--attention none`: the decoder reads one context vector, the same at
+        every step, and a translation's attention has one column."""
+        return self.attention != "none"
+
     def __post_init__(self) -> None:
         if self.attention not in ATTENTIONS:
             raise ValueError(f"attention must be one of {', '.join(ATTENTIONS)}")

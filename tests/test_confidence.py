@@ -124,9 +124,11 @@ def test_only_an_elided_article_or_pronoun_is_read_past() -> None:
 
 def test_every_signal_is_a_number_and_a_loop_shows_as_repeated_attention() -> None:
     tgt = ["▁I", "'", "m", "</s>"]
-    once = signals(SRC[:4] + ["</s>"], tgt, [[1, 0, 0, 0, 0]] * 3 + [[0, 0, 0, 0, 1]], -0.2)
+    once = signals(
+        SRC[:4] + ["</s>"], tgt, [[1, 0, 0, 0, 0]] * 3 + [[0, 0, 0, 0, 1]], -0.2, attends=True
+    )
     assert set(once) == set(SIGNALS) and once["surprise"] == pytest.approx(math.log(0.2))
-    looping = signals(SRC, SRC, [[1.0] + [0.0] * 7] * 7 + [[0.0] * 7 + [1.0]], -0.2)
+    looping = signals(SRC, SRC, [[1.0] + [0.0] * 7] * 7 + [[0.0] * 7 + [1.0]], -0.2, attends=True)
     assert looping["repeated"] > once["repeated"] and looping["copied"] == 1.0
 
 

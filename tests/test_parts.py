@@ -127,7 +127,7 @@ def test_parts_of_a_model_without_attention_keep_their_one_column():
     def part(src: list[str], tgt: list[str]) -> Translation:
         rows = [[1.0]] * (len(tgt) + 1)  # --attention none: the one context vector
         text = "".join(tgt).replace("▁", " ").strip()
-        return Translation("", text, -1.0, src + ["</s>"], tgt + ["</s>"], rows)
+        return Translation("", text, -1.0, src + ["</s>"], tgt + ["</s>"], rows, attends=False)
 
     whole = joined([part(["▁a", "▁b."], ["▁x"]), part(["▁c."], ["▁y", "▁z"])])
     assert whole.text == "x y z" and whole.parts == 2

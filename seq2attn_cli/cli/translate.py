@@ -339,6 +339,7 @@ def _write(
                 t.src_tokens,
                 t.tgt_tokens,
                 t.weights,
+                attends=t.has_attention,
                 pieces=pieces,
                 color=use_color(picture),
                 width=picture.width,

@@ -34,11 +34,13 @@ class Translation:
     # the names of the rules whose write changed its text or pieces, in the order they wrote
     # (rules/pipeline.py); the model's own text is that of model_tokens, or of tgt_tokens
     changed_by: list[str] = field(default_factory=list)
+    # False for an `--attention none` model: its one column is the single context vector
+    attends: bool = True
 
     @property
     def has_attention(self) -> bool:
-        """False for `--attention none` models: their one column is the single context vector."""
-        return bool(self.weights) and len(self.weights[0]) == len(self.src_tokens)
+        """Whether it has attention over its source pieces to show (`attends`, and weights)."""
+        return self.attends and bool(self.weights)
 
     @property
     def alignment(self) -> list[tuple[int, int]]:

@@ -122,11 +122,14 @@ class Translator:
         """What the search wrote for source `ids`, before the rules: its best translation and
         the beam's runners-up (without attention)."""
         src_tokens = self.subwords.pieces(ids) + [EOS_PIECE]
+        attends = self.config.model.attends
 
         def written(h: Hypothesis, weights: list) -> Translation:
             pieces = self.subwords.pieces([self.tgt_pieces[t] for t in h.tokens])
             text = self.subwords.text(pieces)
-            return Translation(text, text, h.score, src_tokens, pieces + [EOS_PIECE], weights)
+            return Translation(
+                text, text, h.score, src_tokens, pieces + [EOS_PIECE], weights, attends=attends
+            )
 
         return written(hyp, hyp.weights), [written(h, []) for h in hyp.runners_up]
 

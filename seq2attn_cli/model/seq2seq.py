@@ -59,7 +59,7 @@ class Seq2Seq(nn.Module):
             # input feeding: nothing attended before the first step, (1, batch, hidden)
             feed=torch.zeros_like(h0[-1:]) if self.config.input_feed else None,
         )
-        if self.config.attention == "none":
+        if not self.config.attends:
             # the classic bottleneck: the decoder sees one vector, the top layer's summary;
             # attending over a single state gives it weight 1 at every step
             states = final[-1].unsqueeze(1)  # (batch, 1, hidden)

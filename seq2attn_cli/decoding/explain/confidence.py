@@ -174,9 +174,14 @@ def can_drop(word: str, stop: frozenset[str]) -> bool:
 
 
 def signals(
-    src_tokens: list[str], tgt_tokens: list[str], weights: list[list[float]], score: float
+    src_tokens: list[str],
+    tgt_tokens: list[str],
+    weights: list[list[float]],
+    score: float,
+    *,
+    attends: bool,
 ) -> dict[str, float]:
-    """Every signal of SIGNALS for one translation (attention ones 0 when there is none)."""
+    """Every signal of SIGNALS for one translation (attention ones 0 without `attends`)."""
     src_words, tgt_words = group_pieces(src_tokens)[0], group_pieces(tgt_tokens)[0]
     values = dict.fromkeys(SIGNALS, 0.0)
     values["surprise"] = math.log(max(-score, 1e-6))
@@ -187,7 +192,7 @@ def signals(
     said = [w.lower() for w in tgt_words if is_word(w) and not is_special(w)]
     values["copied"] = sum(w in source for w in said) / max(len(said), 1)
     values["length_ratio"] = abs(math.log(max(len(tgt_tokens), 1) / max(len(src_tokens), 1)))
-    if len(tgt_tokens) < 2 or not weights or len(weights[0]) != len(src_tokens):
+    if len(tgt_tokens) < 2 or not weights or not attends:
         return values  # nothing said, or no attention (`--attention none`)
     _, covered = coverage(src_tokens, weights)
     if covered:
@@ -240,7 +245,7 @@ class Judge:
         """`t` with its confidence and the source words it may have dropped."""
         if not t.tgt_tokens:  # a blank line: nothing to translate, nothing to miss
             return dataclasses.replace(t, confidence=1.0)
-        values = signals(t.src_tokens, t.tgt_tokens, t.weights, t.score)
+        values = signals(t.src_tokens, t.tgt_tokens, t.weights, t.score, attends=t.attends)
         missed = []
         if t.has_attention:
             missed = dropped(t.src_tokens, t.weights, self.config.threshold, self.unflagged)

@@ -92,6 +92,7 @@ def explain(
         src_tokens=translator.subwords.pieces(src_ids) + [EOS_PIECE],
         tgt_tokens=pieces + [EOS_PIECE],
         weights=[s.weights for s in steps],
+        attends=translator.config.model.attends,
     )
     return rules.write(line, [forced]), steps
 

@@ -86,7 +86,7 @@ def joined(parts: list[Translation]) -> Translation:
     for k, part in enumerate(parts):
         width = len(part.src_tokens) - 1  # this part's pieces, without its </s>
         for row in part.weights[: None if k == len(parts) - 1 else -1]:
-            if not part.has_attention:  # --attention none: one column, the context vector
+            if not part.attends:  # --attention none: one column, the context vector
                 weights.append(row)
                 continue
             full = array("f", [0.0]) * len(src)  # (src_len,)
@@ -106,6 +106,7 @@ def joined(parts: list[Translation]) -> Translation:
         model_tokens=own if own != tgt else [],
         alternatives=distinct([" ".join(filter(None, texts)) for texts in by_rank(parts)], text),
         changed_by=list(dict.fromkeys(name for part in parts for name in part.changed_by)),
+        attends=parts[0].attends,
     )
 
 
