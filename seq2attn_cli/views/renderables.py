@@ -67,7 +67,10 @@ def sentence_view(
         Text.assemble((f"{label}:", "bold"), f" {t.text}"),
     ]
     if seen.changes:  # what the rules around the search changed (decoding/rules/pipeline.py)
-        lines.append(Text(f"the model wrote: {seen.model_text} (s2a {' and '.join(seen.changes)})"))
+        wrote = (
+            f"the model wrote: {seen.model_text}" if seen.model_text else "the model wrote nothing"
+        )
+        lines.append(Text(f"{wrote} (s2a {' and '.join(seen.changes)})"))
     lines.append(Text(f"score: {t.score:.3f} log-probability per piece"))
     missed = f"; may have dropped: {' '.join(t.dropped)}" if t.dropped else ""
     lines.append(Text(f"confidence: {t.confidence:.2f}{missed}"))
