@@ -72,8 +72,7 @@ def prepare(
     """Hold out validation pairs, train (or reuse) subwords, encode and filter every corpus.
 
     `expected` is the (source, target) language the run must keep (that of --init's model);
-    `spaced_quotes`: every text is read with its opening quotes spaced off (reading.space_quotes),
-    and new subwords are trained on it so.
+    `spaced_quotes`: texts are read, and new subwords trained, with opening quotes spaced off.
     """
     direction = _direction(corpora, cfg, expected)
     valid_sets = _read_valid(valid, corpora[0], cfg, report)
