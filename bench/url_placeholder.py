@@ -1,5 +1,5 @@
 """What the model should read in a URL's place: how often it copies each stand-in word once
-for each URL or e-mail address of a sentence (decoding/urls.py hides them behind "URL").
+for each URL or e-mail address of a sentence (decoding/rules/urls.py hides them behind "URL").
 
     .venv/bin/python bench/url_placeholder.py [--model DIR] [--beam 5] [--words URL X ...]
 
@@ -14,8 +14,8 @@ import argparse
 import re
 from pathlib import Path
 
+from seq2attn_cli.decoding.rules.urls import found
 from seq2attn_cli.decoding.translator import Translator
-from seq2attn_cli.decoding.urls import found
 
 SET = Path(__file__).with_name("url_placeholder.txt")
 

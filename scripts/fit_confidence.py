@@ -5,7 +5,7 @@ Usage: python scripts/fit_confidence.py MODEL_DIR --dev FILE [--dev FILE ...] [-
 Each FILE is a TSV of source and reference (`--src-col 1 --tgt-col 2`, for every file). The
 first `--lines` pairs of each are translated as `s2a translate` does (beam 5, int8), once; then
 1. the confidence: a logistic regression of each line's sentence chrF (0-1, sacrebleu) on the
-   signals of decoding/confidence.py, every set weighing the same, a little L2 on the
+   signals of decoding/explain/confidence.py, every set weighing the same, a little L2 on the
    standardised weights; confidence = logistic(bias + sum of weight * signal);
 2. the dropped-word threshold: among the source words also in the reference as written
    (names, numbers, cognates: words whose absence from the output a script can see), the
@@ -28,7 +28,7 @@ import torch
 
 from seq2attn_cli.checkpoint import CONFIG, read_json, write_json
 from seq2attn_cli.data.reading import read_pairs
-from seq2attn_cli.decoding.confidence import SIGNALS, Unflagged, candidates, signals
+from seq2attn_cli.decoding.explain.confidence import SIGNALS, Unflagged, candidates, signals
 from seq2attn_cli.decoding.translation import Translation
 from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.errors import CorpusError, ModelError
@@ -115,7 +115,7 @@ def main() -> None:
         found = translator.translate([s for s, _ in pairs], beam=args.beam)
         chrf = sentence_chrf([t.text for t in found], [r for _, r in pairs])
         for t, c in zip(found, chrf, strict=True):
-            values = signals(t.src_tokens, t.tgt_tokens, t.weights, t.score)
+            values = signals(t.src_tokens, t.tgt_tokens, t.weights, t.score, attends=t.attends)
             features.append([values[k] for k in SIGNALS])
             targets.append(c / 100)
             sample.append(1 / len(pairs))
@@ -125,7 +125,7 @@ def main() -> None:
     bias, *weights = fit(features, targets, sample)
     if not all(map(math.isfinite, [bias, *weights])):
         sys.exit("fit_confidence: the fit did not converge; config.json is unchanged")
-    cut, note = threshold(lines, translator.unflagged)
+    cut, note = threshold(lines, Unflagged.of(translator.config.languages[0] or ""))
     config["confidence"] = {
         "bias": round(bias, 6),
         "weights": {k: round(w, 6) for k, w in zip(SIGNALS, weights, strict=True)},

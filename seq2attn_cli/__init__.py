@@ -36,7 +36,7 @@ def load(
     """Load a model directory (default: the embedded fr-en model), ready to translate."""
     import torch
 
-    from .decoding.batched import side_by_side
+    from .decoding.search.batched import side_by_side
     from .decoding.translator import Translator
 
     if threads > 0:

@@ -29,7 +29,7 @@ from .config import (
     from_dict,
 )
 from .data.subwords import Subwords
-from .decoding.confidence import check
+from .decoding.explain.confidence import check
 from .errors import ModelError
 from .model.seq2seq import Seq2Seq, state_size
 
@@ -246,7 +246,7 @@ def read_subwords(path: Path, config: StoredConfig) -> Subwords:
     """The model's SentencePiece tokenizer, refused when it is not the one config.json names."""
     regular(path)
     try:
-        subwords = Subwords.load(path, spaced_quotes=config.model.spaced_quotes)
+        subwords = Subwords.load(path)
     except FileNotFoundError:
         raise ModelError(f"{path}: missing") from None
     except (OSError, RuntimeError, ValueError) as err:

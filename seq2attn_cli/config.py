@@ -30,6 +30,12 @@ class ModelConfig:
     # text is read and written with opening quotes spaced off: '" bonjour"' (data/reading.py)
     spaced_quotes: bool = False
 
+    @property
+    def attends(self) -> bool:
+        """False for `--attention none`: the decoder reads one context vector, the same at
+        every step, and a translation's attention has one column."""
+        return self.attention != "none"
+
     def __post_init__(self) -> None:
         if self.attention not in ATTENTIONS:
             raise ValueError(f"attention must be one of {', '.join(ATTENTIONS)}")
@@ -70,7 +76,7 @@ class TrainConfig:
     # longer pairs are skipped after tokenising, and counted. Europarl loses 7.4% of its pairs
     # at 100, 1.3% at 150, 0.2% at 200; a step on 150-piece batches took 2.0 s and 1.1 GB,
     # on 250-piece ones 3.2 s and 1.4 GB (1.3 s at 100). Translation cuts lines into parts of
-    # 70 source pieces at most (decoding/parts.py), whose targets 150 covers: longer pairs
+    # 70 source pieces at most (decoding/rules/parts.py), whose targets 150 covers: longer pairs
     # teach lengths the translator never asks for.
     max_pieces: int = 150
     batch_tokens: int = 1500  # target pieces per batch: faster here than 64 sentences
@@ -127,7 +133,7 @@ class DecodeConfig:
     # sentences decoded together: 32 rather than 64 peaks lower at the same speed (beam 5, int8,
     # 1 thread, AVX-512 BF16 beside training): 2,000 Tatoeba lines 356-365 MB against 405-417,
     # 400 newstest2013 lines 394-406 against 447-497; CPU 3.9 s and 6.2 s both ways
-    # (fewer when sources are longer than 32 pieces: decoding/batched.py, batches)
+    # (fewer when sources are longer than 32 pieces: decoding/search/batched.py, batches)
     batch_size: int = 32
     quantize: bool = True  # int8 Linear and RNN layers on CPU: 2.6-4.6x faster
 
@@ -137,8 +143,8 @@ DECODE = DecodeConfig()  # the one instance every default reads
 
 @dataclass(frozen=True, kw_only=True)
 class ConfidenceConfig:
-    """How a translation's signals make its confidence (decoding/confidence.py); config.json's
-    "confidence" part, written by scripts/fit_confidence.py.
+    """How a translation's signals make its confidence (decoding/explain/confidence.py);
+    config.json's "confidence" part, written by scripts/fit_confidence.py.
 
     A model without that part uses these defaults: confidence = 1 / (1 + s), s the mean
     surprisal (-log-probability) per output piece, so it ranks lines as the search's score does.

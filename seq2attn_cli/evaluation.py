@@ -12,6 +12,7 @@ import sacrebleu
 
 from .data import languages
 from .data.reading import BUCKETS, bucket_of
+from .decoding.rules.pipeline import SPELLING, Pipeline
 from .decoding.translator import Translator
 
 __all__ = [
@@ -178,9 +179,10 @@ def column_problem(
 ) -> str | None:
     """What looks wrong with the test file's column order for this model; None if nothing."""
     writable = set(translator.tgt_pieces)
+    spelling = Pipeline(setting=translator.setting, names=SPELLING)
 
     def output_share(texts: Sequence[str]) -> float:
-        ids = [i for row in translator.subwords.encode(list(texts)) for i in row]
+        ids = [i for line in spelling.read(list(texts)) for i in line.parts[0].ids]
         return sum(i in writable for i in ids) / max(len(ids), 1)
 
     return languages.column_problem(

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from seq2attn_cli.checkpoint import EMBEDDED
-from seq2attn_cli.decoding.search import Hypothesis
+from seq2attn_cli.decoding.search.hypothesis import Hypothesis
 from seq2attn_cli.decoding.translator import Translator
 
 # one thread: tiny models gain nothing from more, and CI machines have two cores

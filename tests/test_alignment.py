@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seq2attn_cli.decoding.alignment import pharaoh, word_alignment, word_level
+from seq2attn_cli.decoding.explain.alignment import pharaoh, word_alignment, word_level
 
 SRC = ["▁je", "▁suis", "▁étud", "iant", "</s>"]
 TGT = ["▁I", "▁am", "▁a", "▁stud", "ent", "</s>"]

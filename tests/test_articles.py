@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.data.subwords import train_subwords
-from seq2attn_cli.decoding.articles import agree
+from seq2attn_cli.decoding.rules.articles import agree
 from seq2attn_cli.decoding.translator import Translator
 
 APPLE = "Nous avons mangé une pomme rouge."

@@ -19,12 +19,14 @@ def code_map() -> dict[str, str]:
 
 def test_the_readme_code_map_names_every_package_folder_and_its_modules():
     rows = code_map()
-    for folder in sorted(p for p in PACKAGE.iterdir() if (p / "__init__.py").exists()):
-        assert f"{folder.name}/" in rows, f"README's code map has no row for {folder.name}/"
-        text = rows[f"{folder.name}/"]
-        for module in sorted(folder.glob("*.py")):
+    for init in sorted(PACKAGE.glob("*/**/__init__.py")):  # rooms, and rooms in rooms
+        folder = init.parent.relative_to(PACKAGE).as_posix()
+        assert f"{folder}/" in rows, f"README's code map has no row for {folder}/"
+        for module in sorted(init.parent.glob("*.py")):
             if module.name != "__init__.py":
-                assert f"`{module.name}`" in text, f"{folder.name}/{module.name} is not in its row"
+                assert f"`{module.name}`" in rows[f"{folder}/"], (
+                    f"{folder}/{module.name} is not in its row"
+                )
     top = rows["top level"]
     for module in sorted(PACKAGE.glob("*.py")):
         if not module.name.startswith("__"):

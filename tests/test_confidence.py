@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.data.languages import STOP_SETS
-from seq2attn_cli.decoding.confidence import (
+from seq2attn_cli.decoding.explain.confidence import (
     SIGNALS,
     Unflagged,
     can_drop,
@@ -23,7 +23,7 @@ from seq2attn_cli.decoding.confidence import (
     dropped,
     signals,
 )
-from seq2attn_cli.decoding.search import Hypothesis
+from seq2attn_cli.decoding.search.hypothesis import Hypothesis
 from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.errors import ModelError
 from seq2attn_cli.evaluation import ranks, spearman
@@ -124,9 +124,11 @@ def test_only_an_elided_article_or_pronoun_is_read_past() -> None:
 
 def test_every_signal_is_a_number_and_a_loop_shows_as_repeated_attention() -> None:
     tgt = ["▁I", "'", "m", "</s>"]
-    once = signals(SRC[:4] + ["</s>"], tgt, [[1, 0, 0, 0, 0]] * 3 + [[0, 0, 0, 0, 1]], -0.2)
+    once = signals(
+        SRC[:4] + ["</s>"], tgt, [[1, 0, 0, 0, 0]] * 3 + [[0, 0, 0, 0, 1]], -0.2, attends=True
+    )
     assert set(once) == set(SIGNALS) and once["surprise"] == pytest.approx(math.log(0.2))
-    looping = signals(SRC, SRC, [[1.0] + [0.0] * 7] * 7 + [[0.0] * 7 + [1.0]], -0.2)
+    looping = signals(SRC, SRC, [[1.0] + [0.0] * 7] * 7 + [[0.0] * 7 + [1.0]], -0.2, attends=True)
     assert looping["repeated"] > once["repeated"] and looping["copied"] == 1.0
 
 
@@ -227,5 +229,5 @@ def test_the_fit_script_writes_a_confidence_part_the_translator_then_uses(tiny_m
     assert done.returncode == 0, done.stderr
     part = json.loads((model / "config.json").read_text(encoding="utf-8"))["confidence"]
     assert set(part["weights"]) == set(SIGNALS) and part["fitted_on"] == ["dev.tsv (40 lines)"]
-    judge = Translator.load(model).judge
+    judge = Translator.load(model).config.confidence
     assert judge.bias == part["bias"] and judge.threshold == part["threshold"]

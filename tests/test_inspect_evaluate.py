@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from seq2attn_cli.card import model_card, parameter_counts
 from seq2attn_cli.cli.app import app
-from seq2attn_cli.decoding.inspection import diagnostics, explain, model_card, parameter_counts
+from seq2attn_cli.decoding.explain.inspection import diagnostics, explain
 from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.evaluation import BUCKETS, bucket_of, evaluate, score
 
@@ -28,7 +29,7 @@ def test_card_parameter_counts_add_up_to_the_model(tiny_model):
     counts = parameter_counts(translator.model)
     assert sum(counts.values()) == sum(p.numel() for p in translator.model.parameters())
     assert all(n > 0 for n in counts.values())
-    card = model_card(translator, tiny_model)
+    card = model_card(tiny_model)
     assert card["files"]["model.safetensors"] > 0 and card["epochs"]
 
 
@@ -299,3 +300,27 @@ def test_history_of_an_older_model_cut_at_the_length_limit_still_replays(tiny_mo
     result = runner.invoke(app, ["inspect", "--model", str(model), "--history"])
     assert result.exit_code == 0, result.output
     assert result.stdout.count("after epoch") == len(history["epochs"])
+
+
+@pytest.mark.parametrize(
+    ("source", "written", "changed"),
+    [  # issue #44: inspect guessed, and named the article rule for a URL written back
+        ("Erdoğan a vu www.example.com hier.", "Erdogan saw URL yesterday.", ["letters", "urls"]),
+        ("Nous avons vu une pomme.", "We saw a apple.", ["articles"]),
+        ("Nous avons vu une pomme.", "We saw an apple.", []),
+    ],
+)
+def test_inspect_names_the_rules_that_changed_the_translation_and_no_other(
+    model_writes, source, written, changed
+):
+    model_writes(written)
+    shown = runner.invoke(app, ["inspect", source], env={"COLUMNS": "300"})
+    assert shown.exit_code == 0, shown.output
+    said = {
+        "articles": "set a/an by the next word",
+        "letters": "wrote back the letters it read as base letters",
+        "urls": "wrote back each URL as given",
+    }
+    for rule, words in said.items():
+        assert (words in shown.stdout) == (rule in changed), (rule, shown.stdout)
+    assert ("the model wrote: " + written in shown.stdout) == bool(changed), shown.stdout

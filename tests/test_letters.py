@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
-from seq2attn_cli.decoding.letters import fold, write_back, write_back_pieces
+from seq2attn_cli.decoding.rules.letters import fold, write_back, write_back_pieces
 
 FRENCH = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéèàçô .,")
 NAMES = "José Sánchez et Miloš Zeman à Łódź."

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
-from seq2attn_cli.decoding.parts import joined, split
+from seq2attn_cli.decoding.rules.parts import joined, split
 from seq2attn_cli.decoding.translation import Translation
 from seq2attn_cli.decoding.translator import Translator
 
@@ -78,18 +78,20 @@ def translator(tiny_model) -> Translator:
 
 
 def test_a_long_line_is_translated_whole_each_part_as_alone(translator):
-    (line,) = translator.prepare([LONG])
-    assert len(line.parts) > 1 and not line.truncated
-    assert all(len(ids) <= translator.part_pieces for _, ids in line.parts)
+    (line,) = translator.rules.read([LONG])
+    assert len(line.parts) > 1
+    assert all(len(part.ids) <= translator.rules.cut.limit for part in line.parts)
     whole = translator.translate(LONG, beam=2)
-    alone = translator.translate([text for text, _ in line.parts], beam=2)
-    assert whole.parts == len(line.parts) and whole.source == LONG
+    alone = translator.translate([part.text for part in line.parts], beam=2)
+    assert whole.parts == len(line.parts) and whole.source == LONG and not whole.truncated
     assert whole.text == " ".join(t.text for t in alone)
 
 
 def test_the_attention_of_a_line_in_parts_is_one_block_per_part(translator):
     whole = translator.translate(LONG, beam=2)
-    alone = translator.translate([text for text, _ in translator.prepare([LONG])[0].parts], beam=2)
+    alone = translator.translate(
+        [part.text for part in translator.rules.read([LONG])[0].parts], beam=2
+    )
     assert whole.src_tokens == [p for t in alone for p in t.src_tokens[:-1]] + ["</s>"]
     assert whole.tgt_tokens == [p for t in alone for p in t.tgt_tokens[:-1]] + ["</s>"]
     assert len(whole.weights) == len(whole.tgt_tokens)
@@ -125,10 +127,9 @@ def test_parts_of_a_model_without_attention_keep_their_one_column():
     def part(src: list[str], tgt: list[str]) -> Translation:
         rows = [[1.0]] * (len(tgt) + 1)  # --attention none: the one context vector
         text = "".join(tgt).replace("▁", " ").strip()
-        return Translation("", text, -1.0, src + ["</s>"], tgt + ["</s>"], rows)
+        return Translation("", text, -1.0, src + ["</s>"], tgt + ["</s>"], rows, attends=False)
 
-    whole = joined("a b. c.", [part(["▁a", "▁b."], ["▁x"]), part(["▁c."], ["▁y", "▁z"])],
-                   truncated=False)  # fmt: skip
+    whole = joined([part(["▁a", "▁b."], ["▁x"]), part(["▁c."], ["▁y", "▁z"])])
     assert whole.text == "x y z" and whole.parts == 2
     assert whole.weights == [[1.0]] * 4 and not whole.has_attention and whole.alignment == []
     assert whole.score == pytest.approx(-1.0)

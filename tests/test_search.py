@@ -9,9 +9,10 @@ import torch
 
 from seq2attn_cli.checkpoint import load_model
 from seq2attn_cli.config import BOS, EOS, ModelConfig
-from seq2attn_cli.decoding.batched import batches, translate_ids
-from seq2attn_cli.decoding.beam import beam_search
-from seq2attn_cli.decoding.search import NO_REPEAT, ban_repeats_, greedy, max_lengths
+from seq2attn_cli.decoding.search.batched import batches, translate_ids
+from seq2attn_cli.decoding.search.beam import beam_search
+from seq2attn_cli.decoding.search.constraints import NO_REPEAT, ban_repeats_, max_lengths
+from seq2attn_cli.decoding.search.greedy import greedy
 from seq2attn_cli.model.int8 import quantize
 from seq2attn_cli.model.seq2seq import Seq2Seq, output_log_probs, state_size
 

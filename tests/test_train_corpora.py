@@ -194,7 +194,7 @@ def test_init_with_input_feed_grows_a_model_that_first_translates_as_before(
     import torch
 
     from seq2attn_cli.checkpoint import load_model
-    from seq2attn_cli.decoding.batched import translate_ids
+    from seq2attn_cli.decoding.search.batched import translate_ids
 
     out = tmp_path / "fed"
     result = train(corpora["toy"], "--init", tiny_model, "--input-feed", "--out", out, "--lr", "0",

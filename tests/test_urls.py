@@ -1,5 +1,5 @@
 """URLs and e-mail addresses come out exactly as given, where they belong in the sentence: in
-line mode, documents, the server and the Python API (decoding/urls.py)."""
+line mode, documents, the server and the Python API (decoding/rules/urls.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
+from seq2attn_cli.decoding.rules.urls import hide, put_back
 from seq2attn_cli.decoding.translator import Translator
-from seq2attn_cli.decoding.urls import hide, put_back
 
 URL = "https://www.example.com/page_1.html?a=1&b=2"
 MAIL = "marie.dupont@example.fr"

@@ -1,4 +1,4 @@
-"""POST /steps and decoding/walk.py: the numbers the step-through page shows are the model's own."""
+"""POST /steps and decoding/explain/walk.py: the step-through page shows the model's own numbers."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import torch
 from starlette.testclient import TestClient
 from test_server import S2A, client_for
 
-from seq2attn_cli.decoding.inspection import inspect_sentence
+from seq2attn_cli.decoding.explain.inspection import inspect_sentence
+from seq2attn_cli.decoding.explain.walk import pool
 from seq2attn_cli.decoding.translator import Translator
-from seq2attn_cli.decoding.walk import pool
 
 SENTENCE = "il voit grand chat rouge"
 

@@ -185,7 +185,7 @@ def handled(debug: bool):
 def load_translator(directory: Path, *, device: str, threads: int, quantize: bool) -> Any:
     """The translator on the device asked for; on a CPU, `threads` batches side by side."""
     torch_device = setup_torch(device, threads)
-    from ..decoding.batched import side_by_side
+    from ..decoding.search.batched import side_by_side
     from ..decoding.translator import Translator
 
     count = side_by_side(threads) if torch_device.type == "cpu" else 1

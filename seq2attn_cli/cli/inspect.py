@@ -65,7 +65,7 @@ def inspect(
     with handled(debug):
         directory = model_dir(model)
         if history:
-            from ..decoding.inspection import read_history
+            from ..card import read_history
             from ..views.renderables import history_view
 
             view = partial(history_view, read_history(directory), pieces=pieces)
@@ -87,12 +87,11 @@ def inspect(
 
 def _card(directory: Path, *, threads: int) -> Callable[..., Any]:
     """The model card's view (of the float model on CPU: the card counts its parameters)."""
-    from ..decoding.inspection import model_card
-    from ..decoding.translator import Translator
+    from ..card import model_card
     from ..views.card import card_view
 
     setup_torch("cpu", threads)
-    return partial(card_view, model_card(Translator.load(directory, quantized=False), directory))
+    return partial(card_view, model_card(directory))
 
 
 def _sentence(
@@ -108,7 +107,7 @@ def _sentence(
     threads: int,
 ) -> Callable[..., Any]:
     """The view of one sentence, decoded as `s2a translate` decodes it with the same flags."""
-    from ..decoding.inspection import inspect_sentence
+    from ..decoding.explain.inspection import inspect_sentence
     from ..views.renderables import sentence_view
 
     translator = load_translator(directory, device=device, threads=threads, quantize=quantize)

@@ -207,7 +207,7 @@ def _write_document(translator: Any, text: str, format: str, *, beam: int, name:
 
 def _pharaoh(t: Any) -> str:
     """A translation's word alignment as Pharaoh text ('' without attention)."""
-    from ..decoding.alignment import pharaoh
+    from ..decoding.explain.alignment import pharaoh
 
     return pharaoh(t.alignment)
 
@@ -335,6 +335,7 @@ def _write(
                 t.src_tokens,
                 t.tgt_tokens,
                 t.weights,
+                attends=t.has_attention,
                 pieces=pieces,
                 color=use_color(picture),
                 width=picture.width,

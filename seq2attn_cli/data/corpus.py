@@ -21,10 +21,11 @@ from ..errors import CorpusError
 from . import languages
 from .ids import IdStore, to_output_ids
 from .noise import noisy_copies
-from .reading import BUCKETS, ReadReport, bucket_of, iter_pairs, normalize, read_pairs
+from .reading import BUCKETS, ReadReport, bucket_of, iter_pairs, normalize, read_pairs, space_quotes
 from .subwords import Subwords, train_subwords
 
 Report = Callable[[str, dict[str, Any]], None]
+Encode = Callable[[list[str]], list[list[int]]]  # texts -> their ids, as the model reads them
 MIN_VALID = 10  # fewer held-out pairs than this make validation figures meaningless
 SPM_SENTENCES = 1_000_000  # text sampled for SentencePiece: plenty for 8-16k pieces
 PIECE_LIMITS = (100, 150, 200, 250, 300)  # --max-pieces values whose losses each run records
@@ -53,6 +54,7 @@ class Prepared:
     valid: list[ValidSet]
     tgt_pieces: list[int]  # output index -> SentencePiece id
     stats: dict[str, Any]
+    spaced_quotes: bool = False  # the model reads and writes opening quotes spaced off
 
 
 def prepare(
@@ -70,7 +72,7 @@ def prepare(
     """Hold out validation pairs, train (or reuse) subwords, encode and filter every corpus.
 
     `expected` is the (source, target) language the run must keep (that of --init's model);
-    `spaced_quotes`: new subwords are trained on text with opening quotes spaced off.
+    `spaced_quotes`: texts are read, and new subwords trained, with opening quotes spaced off.
     """
     direction = _direction(corpora, cfg, expected)
     valid_sets = _read_valid(valid, corpora[0], cfg, report)
@@ -84,20 +86,21 @@ def prepare(
         subwords = subword_trainer(
             texts, vocab_size=cfg.vocab_size, seed=cfg.seed, spaced_quotes=spaced_quotes
         )
+    encode = _encoder(subwords, spaced_quotes=spaced_quotes)
     wide = len(subwords) > 65_535
     src_store, tgt_store = IdStore(wide=wide), IdStore(wide=wide)
     stats, sizes = [], []
     for k, spec in enumerate(corpora):
         before = len(src_store)
         held = (held_src, held_tgt, held_pairs if k == 0 else set())
-        info = _encode_corpus(k, spec, cfg, subwords, held, src_store, tgt_store, report)
+        info = _encode_corpus(k, spec, cfg, encode, held, src_store, tgt_store, report)
         sizes.append(len(src_store) - before)
         stats.append(info)
         report("corpus", {"stats": info})
     if not len(src_store):
         raise CorpusError(f"{corpora[0].path}: no pair left to train on")
     tgt_pieces, table = to_output_ids(tgt_store, tgt_pieces, len(subwords))
-    sets = [_valid_set(name, pairs, read, subwords, table, cfg) for name, pairs, read in valid_sets]
+    sets = [_valid_set(name, pairs, read, encode, table, cfg) for name, pairs, read in valid_sets]
     summary = {
         "languages": {"source": direction[0], "target": direction[1]},
         "corpora": stats,
@@ -118,14 +121,22 @@ def prepare(
         valid=sets,
         tgt_pieces=tgt_pieces,
         stats=summary,
+        spaced_quotes=spaced_quotes,
     )
+
+
+def _encoder(subwords: Subwords, *, spaced_quotes: bool) -> Encode:
+    """The ids of texts as the model reads them: opening quotes spaced off if it was so trained."""
+    if not spaced_quotes:
+        return subwords.encode
+    return lambda texts: subwords.encode([space_quotes(t) for t in texts])
 
 
 def _valid_set(
     name: str,
     pairs: list[tuple[str, str]],
     read: dict[str, Any],
-    subwords: Subwords,
+    encode: Encode,
     table: array,
     cfg: TrainConfig,
 ) -> ValidSet:
@@ -134,8 +145,8 @@ def _valid_set(
         name=name,
         pairs=pairs,
         read=read,
-        src=subwords.encode([s[: cfg.max_chars] for s, _ in pairs]),
-        tgt=[[table[p] for p in t] for t in subwords.encode([t for _, t in pairs])],
+        src=encode([s[: cfg.max_chars] for s, _ in pairs]),
+        tgt=[[table[p] for p in t] for t in encode([t for _, t in pairs])],
     )
 
 
@@ -259,7 +270,7 @@ def _encode_corpus(
     k: int,
     spec: CorpusSpec,
     cfg: TrainConfig,
-    subwords: Subwords,
+    encode: Encode,
     held: tuple[set[str], set[str], set[tuple[str, str]]],
     src_store: IdStore,
     tgt_store: IdStore,
@@ -288,8 +299,8 @@ def _encode_corpus(
             histogram[bucket_of(s)] += 1
         noisy = noisy_copies([s for s, _ in fresh], share=cfg.noise_share, rng=rng)
         copies += len(noisy)
-        src_ids = subwords.encode([s for s, _ in fresh] + [s for _, s in noisy])
-        tgt_ids = subwords.encode([t for _, t in fresh])
+        src_ids = encode([s for s, _ in fresh] + [s for _, s in noisy])
+        tgt_ids = encode([t for _, t in fresh])
         tgt_ids += [tgt_ids[i] for i, _ in noisy]  # a noisy copy keeps its pair's target
         for s, t in zip(src_ids, tgt_ids, strict=True):
             reached[bisect_right(PIECE_LIMITS, max(len(s), len(t)))] += 1

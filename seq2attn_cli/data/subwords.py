@@ -10,21 +10,16 @@ from pathlib import Path
 import sentencepiece as spm
 
 from ..config import BOS, EOS, PAD, UNK
-from .reading import join_quotes, space_quotes
+from .reading import space_quotes
 
 EOS_PIECE = "</s>"  # how the end of a sentence shows among pieces (heatmaps, --align)
 
 
 class Subwords:
-    """A loaded SentencePiece model; ids 0-3 are pad, unk, bos, eos.
+    """A loaded SentencePiece model; ids 0-3 are pad, unk, bos, eos."""
 
-    With `spaced_quotes` (the model was trained so: reading.space_quotes) every text is
-    encoded with its opening quotes spaced off, and decoded text has them glued back.
-    """
-
-    def __init__(self, *, model_proto: bytes, spaced_quotes: bool = False) -> None:
+    def __init__(self, *, model_proto: bytes) -> None:
         self.proto = model_proto
-        self.spaced_quotes = spaced_quotes
         self.sp = spm.SentencePieceProcessor(model_proto=model_proto)
         if (self.sp.pad_id(), self.sp.unk_id(), self.sp.bos_id(), self.sp.eos_id()) != (
             PAD,
@@ -35,17 +30,15 @@ class Subwords:
             raise ValueError("spm.model does not use ids 0-3 for pad, unk, bos, eos")
 
     @classmethod
-    def load(cls, path: str | Path, *, spaced_quotes: bool = False) -> Subwords:
+    def load(cls, path: str | Path) -> Subwords:
         """Load a SentencePiece model file (plain protobuf: nothing in it can run)."""
-        return cls(model_proto=Path(path).read_bytes(), spaced_quotes=spaced_quotes)
+        return cls(model_proto=Path(path).read_bytes())
 
     def __len__(self) -> int:
         return self.sp.get_piece_size()
 
     def encode(self, texts: list[str]) -> list[list[int]]:
         """Ids of each text, without bos/eos."""
-        if self.spaced_quotes:
-            texts = [space_quotes(t) for t in texts]
         return self.sp.encode(texts, out_type=int)
 
     def knows(self, char: str) -> bool:
@@ -64,8 +57,7 @@ class Subwords:
 
     def decode(self, ids: list[int]) -> str:
         """Detokenised text of ids; special ids are dropped."""
-        text = self.sp.decode([i for i in ids if i > EOS])
-        return join_quotes(text) if self.spaced_quotes else text
+        return self.sp.decode([i for i in ids if i > EOS])
 
     def text(self, pieces: list[str]) -> str:
         """Detokenised text of piece strings; one the vocabulary lacks is spelled in pieces."""
@@ -106,4 +98,4 @@ def train_subwords(
             minloglevel=2,
         )
         proto = Path(prefix + ".model").read_bytes()
-        return Subwords(model_proto=proto, spaced_quotes=spaced_quotes)
+        return Subwords(model_proto=proto)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .alignment import word_alignment, word_level
+from .explain.alignment import word_alignment, word_level
 
 
 @dataclass(frozen=True)
@@ -18,24 +18,29 @@ class Translation:
     score: float  # log-probability per output piece
     src_tokens: list[str]  # source pieces, then </s>
     tgt_tokens: list[str]  # output pieces, then </s>
-    # attention: one row per tgt token, one column per src token (float32 arrays: search.py)
+    # attention: one row per tgt token, one column per src token (float32 arrays: search/)
     weights: list[Sequence[float]]
     truncated: bool = False  # the source was longer than the model takes and was cut
-    # the model's own pieces, when a rule after the search changed them (articles.py: a/an;
-    # letters.py: letters written back, so tgt_tokens may hold pieces the vocabulary lacks);
-    # the weights are from the model's pieces; else empty
+    # the model's own pieces, when a rule after the search changed them (rules/articles.py:
+    # a/an; rules/letters.py: letters written back, so tgt_tokens may hold pieces the
+    # vocabulary lacks); the weights are from the model's pieces; else empty
     model_tokens: list[str] = field(default_factory=list)
-    parts: int = 1  # a long line is translated in parts, joined (parts.py)
+    parts: int = 1  # a long line is translated in parts, joined (rules/parts.py)
     # the beam's next-best translations, best first, after the same rules; none equal to
     # `text` or to each other (empty for greedy search)
     alternatives: list[str] = field(default_factory=list)
-    confidence: float = 0.0  # how sure the model is of it, in [0, 1] (confidence.py)
+    confidence: float = 0.0  # how sure the model is of it, in [0, 1] (explain/confidence.py)
     dropped: list[str] = field(default_factory=list)  # source words it may have left out
+    # the names of the rules whose write changed its text or pieces, in the order they wrote
+    # (rules/pipeline.py); the model's own text is that of model_tokens, or of tgt_tokens
+    changed_by: list[str] = field(default_factory=list)
+    # False for an `--attention none` model: its one column is the single context vector
+    attends: bool = True
 
     @property
     def has_attention(self) -> bool:
-        """False for `--attention none` models: their one column is the single context vector."""
-        return bool(self.weights) and len(self.weights[0]) == len(self.src_tokens)
+        """Whether it has attention over its source pieces to show (`attends`, and weights)."""
+        return self.attends and bool(self.weights)
 
     @property
     def alignment(self) -> list[tuple[int, int]]:

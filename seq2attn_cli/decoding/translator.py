@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
 
@@ -12,29 +10,15 @@ import torch
 
 from ..checkpoint import EMBEDDED, load_model
 from ..config import DECODE, UNK, StoredConfig
-from ..data.reading import normalize
 from ..data.subwords import EOS_PIECE, Subwords
 from ..model.int8 import quantize
 from ..model.seq2seq import Seq2Seq
-from .articles import agree
-from .batched import translate_ids
-from .confidence import Unflagged, confidence, dropped, signals
-from .letters import fold, write_back, write_back_pieces
-from .parts import PART_PIECES, joined, split
-from .search import Hypothesis
-from .translation import Translation, distinct
-from .urls import Hidden, hide, outside, with_urls
-
-
-@dataclass(frozen=True)
-class Source:
-    """One input line as the model takes it: cleaned, cut to its limit, long ones in parts."""
-
-    text: str  # normalised, and cut to the model's max_chars: the line as the user gave it
-    parts: list[tuple[str, list[int]]]  # (text as read, source ids) each; most lines: one
-    truncated: bool  # the line was longer than max_chars
-    given: dict[str, str]  # words with letters the model has no piece for: read -> as given
-    hidden: Hidden  # the line with its URLs read as the word URL (urls.py)
+from .rules.letters import fold
+from .rules.pipeline import Pipeline, Setting
+from .rules.urls import outside
+from .search.batched import translate_ids
+from .search.hypothesis import Hypothesis
+from .translation import Translation
 
 
 class Translator:
@@ -56,11 +40,17 @@ class Translator:
         self.threads = threads  # batches searched side by side on a CPU (batched.py)
         self.max_chars = config.training.max_chars  # the limits the model was trained within
         self.max_pieces = config.training.max_pieces
-        self.part_pieces = min(self.max_pieces, PART_PIECES)  # longer lines: in parts
         self.tgt_pieces = model.tgt_pieces.tolist()
-        self.english = config.languages[1] == "en"  # articles.agree is for English only
-        self.judge = config.confidence  # how signals make a confidence (confidence.py)
-        self.unflagged = Unflagged.of(config.languages[0] or "")  # what is never named dropped
+        setting = Setting(
+            subwords=subwords,
+            languages=config.languages,
+            spaced_quotes=config.model.spaced_quotes,
+            max_chars=config.training.max_chars,
+            max_pieces=config.training.max_pieces,
+            confidence=config.confidence,
+        )
+        self.setting = setting
+        self.rules = Pipeline(setting=setting)  # around the search: rules/pipeline.py
 
     @classmethod
     def load(
@@ -83,40 +73,10 @@ class Translator:
             model=model.to(device), subwords=subwords, config=config, device=device, threads=threads
         )
 
-    def prepare(self, texts: list[str]) -> list[Source]:
-        """Clean source lines, cut them to the model's limit and the long ones into parts."""
-        cleaned = [normalize(t) for t in texts]
-        cut = [t[: self.max_chars] for t in cleaned]
-        hidden = [hide(t) for t in cut]  # urls.py
-        folded = [fold(h.text, self.subwords.knows) for h in hidden]  # letters.py
-        # one call for all: SentencePiece spends ~60 us per call on 1-line batches
-        encoded = self.subwords.encode([read for read, _ in folded])
-        return [
-            Source(
-                text=text,
-                parts=[(read, ids)] if len(ids) <= self.part_pieces else self._parts(read),
-                truncated=len(whole) > len(text),
-                given=given,
-                hidden=kept,
-            )
-            for whole, text, kept, (read, given), ids in zip(
-                cleaned, cut, hidden, folded, encoded, strict=True
-            )
-        ]
-
     def unreadable(self, text: str) -> list[str]:
         """Runs of characters the model reads as nothing: no piece, and no base letter with one
-        (a URL's are written back as given, urls.py)."""
+        (a URL's are written back as given, rules/urls.py)."""
         return self.subwords.unknown(fold(outside(text), self.subwords.knows)[0])
-
-    def _parts(self, text: str) -> list[tuple[str, list[int]]]:
-        """A long line cut into parts of at most part_pieces (parts.split), with their pieces."""
-
-        def fits(part: str) -> bool:
-            return len(self.subwords.encode([part])[0]) <= self.part_pieces
-
-        pieces = split(text, fits)
-        return list(zip(pieces, self.subwords.encode(pieces), strict=True))
 
     @overload
     def translate(self, texts: str, *, beam: int = ..., batch_size: int = ...) -> Translation: ...
@@ -143,29 +103,20 @@ class Translator:
             )
         if beam < 1 or batch_size < 1:
             raise ValueError(f"beam and batch_size must be at least 1, not {beam} and {batch_size}")
-        lines = self.prepare(texts)
-        todo = [
-            (n, text, ids)
-            for n, line in enumerate(lines)
-            for text, ids in line.parts
-            if self._readable(ids)
-        ]
+        lines = self.rules.read(list(texts))
+        todo = [(n, part) for n, line in enumerate(lines) for part in line.parts]
+        todo = [(n, part) for n, part in todo if self._readable(part.ids)]
         hyps = translate_ids(
             self.model,
-            [ids for _, _, ids in todo],
+            [part.ids for _, part in todo],
             beam=beam,
             batch_size=batch_size,
             threads=self.threads,
         )
         done: list[list[Translation]] = [[] for _ in lines]
-        for (n, text, ids), hyp in zip(todo, hyps, strict=True):
-            done[n].append(self._translation(text, ids, hyp, lines[n].given))
-        return [
-            with_urls(self.rate(joined(line.text, found, truncated=line.truncated)), line.hidden)
-            if found or not line.text.strip()
-            else as_given(line.text, truncated=line.truncated)
-            for line, found in zip(lines, done, strict=True)
-        ]
+        for (n, part), hyp in zip(todo, hyps, strict=True):
+            done[n].append(self.rules.write_part(part, *self.searched(part.ids, hyp)))
+        return [self.rules.write(line, found) for line, found in zip(lines, done, strict=True)]
 
     def _readable(self, ids: list[int]) -> bool:
         """Whether source pieces hold a letter or digit the model knows (not <unk>, U+FFFD)."""
@@ -176,55 +127,28 @@ class Translator:
             i != UNK and any(c.isalnum() for c in p) for i, p in zip(ids, pieces, strict=True)
         )
 
-    def translate_document(self, text: str, *, format: str = "text", beam: int = 5) -> str:
+    def translate_document(
+        self, text: str, *, format: str = "text", beam: int = DECODE.beam
+    ) -> str:
         """Translate a document (documents.FORMATS): its structure kept, its tags placed."""
         from ..documents import translate_document  # documents imports decoding, not back
 
         return translate_document(self, text, format=format, beam=beam)
 
-    def rate(self, t: Translation) -> Translation:
-        """`t` with its confidence and the source words it may have dropped (confidence.py)."""
-        if not t.tgt_tokens:  # a blank line: nothing to translate, nothing to miss
-            return dataclasses.replace(t, confidence=1.0)
-        values = signals(t.src_tokens, t.tgt_tokens, t.weights, t.score)
-        missed = []
-        if t.has_attention:
-            missed = dropped(t.src_tokens, t.weights, self.judge.threshold, self.unflagged)
-        return dataclasses.replace(t, confidence=confidence(values, self.judge), dropped=missed)
+    def searched(self, ids: list[int], hyp: Hypothesis) -> tuple[Translation, list[Translation]]:
+        """What the search wrote for source `ids`, before the rules: its best translation and
+        the beam's runners-up (without attention)."""
+        src_tokens = self.subwords.pieces(ids) + [EOS_PIECE]
+        attends = self.config.model.attends
 
-    def _translation(
-        self, text: str, ids: list[int], hyp: Hypothesis, given: dict[str, str]
-    ) -> Translation:
-        """One sentence's Translation from its search result, the rules after it applied."""
-        own, pieces, written = self._written(hyp.tokens, given)
-        return Translation(
-            source=text,
-            text=written,
-            score=hyp.score,
-            src_tokens=self.subwords.pieces(ids) + [EOS_PIECE],
-            tgt_tokens=pieces + [EOS_PIECE],
-            weights=hyp.weights,
-            model_tokens=own + [EOS_PIECE] if pieces != own else [],
-            alternatives=distinct(
-                [self._written(h.tokens, given)[2] for h in hyp.runners_up], written
-            ),
-        )
+        def written(h: Hypothesis, weights: list) -> Translation:
+            pieces = self.subwords.pieces([self.tgt_pieces[t] for t in h.tokens])
+            text = self.subwords.text(pieces)
+            return Translation(
+                text, text, h.score, src_tokens, pieces + [EOS_PIECE], weights, attends=attends
+            )
 
-    def _written(
-        self, tokens: list[int], given: dict[str, str]
-    ) -> tuple[list[str], list[str], str]:
-        """A search result's own pieces, its pieces after the rules, and its text."""
-        own = self.subwords.pieces([self.tgt_pieces[t] for t in tokens])
-        agreed = agree(own) if self.english else own  # articles.py
-        pieces = write_back_pieces(agreed, given)  # letters.py
-        return own, pieces, write_back(self.subwords.text(agreed), given)
-
-
-def as_given(text: str, *, truncated: bool) -> Translation:
-    """A line with nothing the model can read (emoji, a script it has no pieces for), written
-    back as given (cleaned as every line is: one line, NFC) rather than translated into an
-    invented sentence; confidence 0."""
-    return Translation(text, text, 0.0, [], [], [], truncated=truncated)
+        return written(hyp, hyp.weights), [written(h, []) for h in hyp.runners_up]
 
 
 def _describe(value: Any) -> str:

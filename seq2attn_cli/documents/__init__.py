@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..config import DECODE
 from ..data.streams import not_text
 from ..errors import DocumentError
 from . import html, markdown, srt, text
@@ -54,12 +55,14 @@ def unreadable(text: str, *, format: str) -> list[str]:
     return srt.unreadable(text) if format == "srt" else []
 
 
-def translate_document(translator: Any, text: str, *, format: str, beam: int = 5) -> str:
+def translate_document(translator: Any, text: str, *, format: str, beam: int = DECODE.beam) -> str:
     """A document translated: its structure kept, its sentences translated, its tags placed."""
     return translated(translator, text, format=format, beam=beam)[0]
 
 
-def translated(translator: Any, text: str, *, format: str, beam: int = 5) -> tuple[str, list]:
+def translated(
+    translator: Any, text: str, *, format: str, beam: int = DECODE.beam
+) -> tuple[str, list]:
     """A document translated, and each of its sentences' Translation (what it left out)."""
     if format not in READERS:
         raise DocumentError(f"unknown document format {format!r} (one of {', '.join(FORMATS)})")

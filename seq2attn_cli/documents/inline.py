@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..decoding.parts import sentences_of, split
+from ..decoding.rules.parts import sentences_of, split
 from .chunks import Chunk, Close, Inline, Item, Keep, Open, Part, Plain
 from .placement import Atom, Tag, aligned_targets, place
 

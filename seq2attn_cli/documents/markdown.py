@@ -25,7 +25,7 @@ from markdown_it.rules_inline import autolink, image, link
 from markdown_it.rules_inline.state_inline import StateInline
 from markdown_it.token import Token
 
-from ..decoding.urls import around
+from ..decoding.rules.urls import around
 from .chunks import Chunk, Close, Inline, Item, Keep, Open, Plain
 
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-from ..decoding.alignment import is_special
+from ..decoding.explain.alignment import is_special
 
 # a target word whose attention on one source word reaches this is aligned to it, besides the
 # target word that attends most to each source word ("a doctor" for "médecin"). On the 84

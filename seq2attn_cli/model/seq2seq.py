@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from ..config import BOS, PAD, ModelConfig
-from .decoder import Decoder, State
+from .decoder import Decoder, DecoderState
 from .encoder import Encoder
 
 
@@ -17,7 +17,7 @@ class Encoded(NamedTuple):
 
     states: torch.Tensor  # (batch, src_len, hidden); (batch, 1, hidden) for attention "none"
     mask: torch.Tensor  # (batch, src_len) True on real pieces
-    init: State  # the decoder's first state, bridged from the encoder's final states
+    init: DecoderState  # the decoder's first state, bridged from the encoder's final states
 
 
 class Seq2Seq(nn.Module):
@@ -53,11 +53,13 @@ class Seq2Seq(nn.Module):
         """Encode a padded source batch."""
         states, final = self.encoder(src, src_lengths)  # (batch, src_len, hidden)
         h0 = torch.tanh(self.bridge(final))  # (layers, batch, hidden)
-        init: State = (h0, torch.zeros_like(h0)) if self.config.cell == "lstm" else h0
-        if self.config.input_feed:  # nothing attended before the first step
-            feed = torch.zeros_like(h0[-1:])  # (1, batch, hidden)
-            init = (*init, feed) if isinstance(init, tuple) else (init, feed)
-        if self.config.attention == "none":
+        init = DecoderState(
+            h=h0,
+            c=torch.zeros_like(h0) if self.config.cell == "lstm" else None,
+            # input feeding: nothing attended before the first step, (1, batch, hidden)
+            feed=torch.zeros_like(h0[-1:]) if self.config.input_feed else None,
+        )
+        if not self.config.attends:
             # the classic bottleneck: the decoder sees one vector, the top layer's summary;
             # attending over a single state gives it weight 1 at every step
             states = final[-1].unsqueeze(1)  # (batch, 1, hidden)
@@ -77,8 +79,8 @@ class Seq2Seq(nn.Module):
         return logits, weights
 
     def step(
-        self, prev: torch.Tensor, state: State, encoded: Encoded
-    ) -> tuple[torch.Tensor, torch.Tensor, State]:
+        self, prev: torch.Tensor, state: DecoderState, encoded: Encoded
+    ) -> tuple[torch.Tensor, torch.Tensor, DecoderState]:
         """Log-probabilities of the next piece for each row, its attention, and the new state.
 
         Rows are k beams per encoded sentence when there are k times more of them.
@@ -95,11 +97,9 @@ def output_log_probs(logits: torch.Tensor) -> torch.Tensor:
     return torch.log_softmax(logits, dim=-1)
 
 
-def select_state(state: State, index: torch.Tensor) -> State:
+def select_state(state: DecoderState, index: torch.Tensor) -> DecoderState:
     """Keep (and reorder) the batch rows `index` of a decoder state."""
-    if isinstance(state, tuple):
-        return tuple(s.index_select(1, index) for s in state)  # type: ignore[return-value]
-    return state.index_select(1, index)  # (layers, len(index), hidden)
+    return DecoderState(*(None if s is None else s.index_select(1, index) for s in state))
 
 
 def select_encoded(encoded: Encoded, index: torch.Tensor) -> Encoded:

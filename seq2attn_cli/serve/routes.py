@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..decoding.alignment import pharaoh
-from ..decoding.parts import by_rank
+from ..decoding.explain.alignment import pharaoh
+from ..decoding.rules.parts import by_rank
 from ..decoding.translation import Translation, distinct
 from ..decoding.translator import Translator
 from .detect import UNDETERMINED, Detector, source_of

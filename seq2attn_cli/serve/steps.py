@@ -1,5 +1,5 @@
 """POST /steps: one sentence decoded step by step, every vector included, by each model served
-(`--compare`: a second one); the page at /walk plays it (decoding/walk.py computes it)."""
+(`--compare`: a second one); the page at /walk plays it (decoding/explain/walk.py computes it)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from ..decoding.explain.walk import walk
 from ..decoding.translator import Translator
-from ..decoding.walk import walk
 from .fields import Limits, Refused, json_object, read_body
 
 

@@ -147,7 +147,7 @@ def start_run(
         if removed := ckpt.remove_temporary(out):
             report("stage", {"message": f"removed what a killed save left: {', '.join(removed)}"})
     spaced = bool(model_options.get("spaced_quotes"))  # how the model reads and writes quotes
-    subwords, tgt_pieces, expected = _pieces(out, init, resume=resume, main=main, spaced=spaced)
+    subwords, tgt_pieces, expected = _pieces(out, init, resume=resume, main=main)
     data = prepare(
         corpora, cfg, valid=valid, subwords=subwords, tgt_pieces=tgt_pieces, report=report,
         subword_trainer=subword_trainer, expected=expected, spaced_quotes=spaced,
@@ -179,22 +179,22 @@ def start_run(
 
 
 def _pieces(
-    out: Path, init: Path | None, *, resume: bool, main: bool, spaced: bool
+    out: Path, init: Path | None, *, resume: bool, main: bool
 ) -> tuple[Subwords | None, list[int] | None, tuple[str | None, str | None]]:
     """Subwords and target pieces the run must use (None: train them), and the (source,
     target) languages of the model it continues."""
     if resume:
         tensors = ckpt.read_tensors(out_resume(out))
-        subwords = Subwords.load(out / ckpt.SPM, spaced_quotes=spaced)
+        subwords = Subwords.load(out / ckpt.SPM)
         tgt_pieces = tensors["model.tgt_pieces"]
     elif not main:
         distributed.barrier()  # rank 0 trains (or copies) the subwords; the others load them
         tensors = ckpt.read_tensors(out / ckpt.WEIGHTS)
-        subwords = Subwords.load(out / ckpt.SPM, spaced_quotes=spaced)
+        subwords = Subwords.load(out / ckpt.SPM)
         tgt_pieces = tensors["tgt_pieces"]
     elif init is not None:  # the pieces of the model we start from: its weights fit them
         tensors = ckpt.read_tensors(init / ckpt.WEIGHTS)
-        subwords = Subwords.load(init / ckpt.SPM, spaced_quotes=spaced)
+        subwords = Subwords.load(init / ckpt.SPM)
         tgt_pieces = tensors["tgt_pieces"]
     else:
         return None, None, (None, None)

@@ -12,8 +12,9 @@ from ..config import BOS, EOS
 from ..data.batching import make_batch
 from ..data.corpus import Prepared, ValidSet
 from ..data.subwords import EOS_PIECE
-from ..decoding.articles import agree
-from ..decoding.batched import translate_ids
+from ..decoding.rules.pipeline import VALIDATION, Pipeline, Setting
+from ..decoding.search.batched import translate_ids
+from ..decoding.translation import Translation
 from ..model.seq2seq import Seq2Seq
 from .loss import label_smoothed_loss
 
@@ -49,8 +50,8 @@ def _validate_one(
     hyps = translate_ids(model, valid.src, beam=1, batch_size=128)
     pieces = model.tgt_pieces.tolist()
     own = [data.subwords.pieces([pieces[t] for t in h.tokens]) for h in hyps]
-    english = data.stats["languages"]["target"] == "en"  # as s2a translate writes it
-    texts = [data.subwords.text(agree(p) if english else p) for p in own]
+    rules = _rules(data)  # the pieces written as s2a translate writes them
+    texts = [rules.rewrite(_written(data, p)).text for p in own]
     refs = [t for _, t in valid.pairs]
     loss = total / max(tokens, 1)
     return {
@@ -66,9 +67,29 @@ def _validate_one(
     }
 
 
+def _rules(data: Prepared) -> Pipeline:
+    """The rules validation runs (rules/pipeline.py: VALIDATION), as this model has them."""
+    languages = data.stats["languages"]
+    setting = Setting(
+        subwords=data.subwords,
+        languages=(languages["source"], languages["target"]),
+        spaced_quotes=data.spaced_quotes,
+        max_chars=0,  # the lines were cut as the corpus was read
+        max_pieces=0,
+    )
+    return Pipeline(setting=setting, names=VALIDATION)
+
+
+def _written(data: Prepared, pieces: list[str]) -> Translation:
+    """What the search wrote, as text, before any rule."""
+    text = data.subwords.text(pieces)
+    return Translation(text, text, 0.0, [], pieces + [EOS_PIECE], [])
+
+
 def probe_attention(model: Seq2Seq, data: Prepared, text: str) -> dict[str, Any]:
     """Translate the probe sentence and keep its pieces and attention weights."""
-    src = data.subwords.encode([text])[0]
+    (line,) = _rules(data).read([text])  # read as validation's sources were
+    src = line.parts[0].ids
     model.eval()
     with torch.inference_mode():
         hyp = translate_ids(model, [src], beam=1, batch_size=1)[0]

@@ -1,5 +1,5 @@
 """The model card `s2a inspect` prints without a sentence: architecture, parameters, data,
-corpora, training curves and files. Plain dicts in (inspection.model_card), a renderable out.
+corpora, training curves and files. Plain dicts in (seq2attn_cli/card.py), a renderable out.
 """
 
 from __future__ import annotations

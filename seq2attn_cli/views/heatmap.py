@@ -3,7 +3,7 @@
 Plain lists in (words from alignment.word_level, or pieces), a rich renderable out; no torch.
 Rows are always the target, so every heatmap of a call reads the same way; under them, when
 given, the coverage row: each source word's attention summed over the output, in red where
-the word may have been dropped (decoding/confidence.py). The layout is the
+the word may have been dropped (decoding/explain/confidence.py). The layout is the
 first of these that fits the width:
 - wide: every column as wide as its word, so labels are whole; cells print their weight;
 - compact: narrow columns of one width under labels written top to bottom;
@@ -17,7 +17,7 @@ from rich.console import RenderableType
 from rich.style import Style
 from rich.text import Text
 
-from ..decoding.alignment import check_shape
+from ..decoding.explain.alignment import check_shape
 from .charts import MAX_LABEL, finish, fit, label_width
 
 SHADES = " .:-=+*#%@"  # ASCII ramp for weight 0 -> 1 when there is no colour

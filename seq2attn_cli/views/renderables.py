@@ -14,14 +14,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..decoding.alignment import group_pieces, pharaoh, word_level
+from ..decoding.explain.alignment import group_pieces, pharaoh, word_level
 from .charts import bar_chart
 from .heatmap import heatmap
-
-
-def attends(src: list[str], weights: list[list[float]]) -> bool:
-    """False for `--attention none` models: their one column is the single context vector."""
-    return bool(weights) and len(weights[0]) == len(src)
 
 
 def heatmap_view(
@@ -29,19 +24,21 @@ def heatmap_view(
     tgt: list[str],
     weights: list[list[float]],
     *,
+    attends: bool,
     pieces: bool,
     color: bool,
     width: int,
     title: str = "",
     dropped: list[str] | None = None,
 ) -> RenderableType | None:
-    """One translation's attention (rows target, columns source), over words unless `pieces`.
+    """One translation's attention (rows target, columns source), over words unless `pieces`;
+    a model without attention (not `attends`) has none to draw.
 
     With `dropped` (the translation's), a coverage row under it marks the words it names.
     """
     if not tgt:
         return None
-    if not attends(src, weights):
+    if not attends:
         return Text("(no attention: this model decodes from a single context vector)")
     groups = [[j] for j in range(len(src))] if pieces else group_pieces(src)[1]
     sums = [sum(row[j] for row in weights[:-1]) for j in range(len(src))]  # over output steps
@@ -64,13 +61,16 @@ def sentence_view(
 ) -> RenderableType:
     """What `s2a inspect TEXT` shows: the translation, its heatmap, diagnostics and steps."""
     t = seen.translation
-    has_attention = attends(t.src_tokens, t.weights)
+    has_attention = t.has_attention
     lines: list[RenderableType] = [
         Text.assemble(("source:", "bold"), f"   {t.source}"),
         Text.assemble((f"{label}:", "bold"), f" {t.text}"),
     ]
-    if seen.changes:  # articles.py, letters.py: rules applied after the search
-        lines.append(Text(f"the model wrote: {seen.model_text} (s2a {' and '.join(seen.changes)})"))
+    if seen.changes:  # what the rules around the search changed (decoding/rules/pipeline.py)
+        wrote = (
+            f"the model wrote: {seen.model_text}" if seen.model_text else "the model wrote nothing"
+        )
+        lines.append(Text(f"{wrote} (s2a {' and '.join(seen.changes)})"))
     lines.append(Text(f"score: {t.score:.3f} log-probability per piece"))
     missed = f"; may have dropped: {' '.join(t.dropped)}" if t.dropped else ""
     lines.append(Text(f"confidence: {t.confidence:.2f}{missed}"))
@@ -82,6 +82,7 @@ def sentence_view(
         t.src_tokens,
         t.tgt_tokens,
         t.weights,
+        attends=has_attention,
         pieces=pieces,
         color=color,
         width=width,
@@ -110,6 +111,7 @@ def history_view(
             entry["source"],
             entry["target"],
             entry["weights"],
+            attends=history["attends"],
             pieces=pieces,
             color=color,
             width=width,

@@ -10,9 +10,17 @@ copies a source word it changed. Each letter becomes one letter, so positions li
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..translation import Translation
+
+if TYPE_CHECKING:
+    from .pipeline import Setting
 
 WORD = re.compile(r"\w+")
 # letters Unicode does not write as a base letter plus accents
@@ -64,3 +72,34 @@ def write_back_pieces(pieces: list[str], given: dict[str, str]) -> list[str]:
         out.append(joined[start : start + len(piece)])
         start += len(piece)
     return out
+
+
+@dataclass(frozen=True)
+class Letters:
+    """The rule: letters without a piece read as base letters, and written back."""
+
+    known: Callable[[str], bool]  # whether the model has a piece for a character
+    name: str = "letters"
+    did: str = "wrote back the letters it read as base letters"
+
+    @classmethod
+    def of(cls, setting: Setting) -> Letters:
+        """The rule for a model (pipeline.Setting): its pieces say which letters it knows."""
+        return cls(known=setting.subwords.knows)
+
+    def read(self, text: str) -> tuple[str, dict[str, str]]:
+        """`text` folded, and each word it changed (`fold`)."""
+        return fold(text, self.known)
+
+    def write(self, t: Translation, memo: dict[str, str]) -> Translation:
+        """`t`, its pieces and its alternatives with the folded words written as given."""
+        if not memo:
+            return t
+        pieces = write_back_pieces(t.tgt_tokens, memo)
+        return dataclasses.replace(
+            t,
+            text=write_back(t.text, memo),
+            tgt_tokens=pieces,
+            alternatives=[write_back(a, memo) for a in t.alternatives],
+            model_tokens=t.model_tokens or (t.tgt_tokens if pieces != t.tgt_tokens else []),
+        )

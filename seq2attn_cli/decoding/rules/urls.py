@@ -19,9 +19,13 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .alignment import WORD_START, group_pieces
-from .translation import Translation
+from ..explain.alignment import WORD_START, group_pieces
+from ..translation import Translation
+
+if TYPE_CHECKING:
+    from .pipeline import Setting
 
 PLACEHOLDER = "URL"
 WORD = re.compile(rf"\b{PLACEHOLDER}\b")
@@ -184,3 +188,25 @@ def _target(
 def _one_hot(size: int, k: int) -> list[float]:
     """Attention on source piece k alone."""
     return [float(i == k) for i in range(size)]
+
+
+@dataclass(frozen=True)
+class Urls:
+    """The rule: URLs and addresses read as the word URL, written back as given."""
+
+    name: str = "urls"
+    did: str = "wrote back each URL as given"
+
+    @classmethod
+    def of(cls, setting: Setting) -> Urls:
+        """The rule for a model (pipeline.Setting): every model has it."""
+        return cls()
+
+    def read(self, text: str) -> tuple[str, Hidden]:
+        """`text` with each URL and e-mail address the word URL (`hide`)."""
+        hidden = hide(text)
+        return hidden.text, hidden
+
+    def write(self, t: Translation, memo: Hidden) -> Translation:
+        """`t` with the URLs written back (`with_urls`)."""
+        return with_urls(t, memo)

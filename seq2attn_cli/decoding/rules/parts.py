@@ -7,19 +7,24 @@ s2a cuts such a line where a translator would: between its sentences first, then
 clause mark (; : , and dashes) nearest the middle of a part still too long, then at the
 space nearest the middle, and a run with no space (a URL) between characters. Each part is
 translated as a sentence of its own, so a part's translation depends on the part alone, and
-the translations are joined with spaces. The rules after the search (articles.py,
-letters.py) see one part at a time: an "a" that ends a part keeps the model's choice.
+the translations are joined with spaces. The rules after this one (pipeline.RULES: quotes.py,
+articles.py) read and write one part at a time: an "a" that ends a part keeps the model's
+choice.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from array import array
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..data.subwords import EOS_PIECE
-from .translation import Translation, distinct
+from ...data.subwords import EOS_PIECE
+from ..translation import Translation, distinct
+
+if TYPE_CHECKING:
+    from .pipeline import Setting
 
 # Where a sentence may end: . ! ? or … (with closing quotes or brackets), a space, then what
 # can start a sentence. A full stop after an initial or a title ("M. Dupont") is not an end.
@@ -66,15 +71,14 @@ def sentences_of(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def joined(source: str, parts: list[Translation], *, truncated: bool) -> Translation:
+def joined(parts: list[Translation]) -> Translation:
     """The translations of a line's parts as one: pieces end to end, attention block by block.
 
     A part's own </s> is not shown: its row is dropped (the last part's stays) and the weight
     on its </s> column goes to the line's </s>, so each row still sums to one.
     """
     if len(parts) < 2:
-        one = parts[0] if parts else Translation(source, "", 0.0, [], [], [])
-        return dataclasses.replace(one, source=source, truncated=truncated)
+        return parts[0] if parts else Translation("", "", 0.0, [], [], [])
     src = [p for part in parts for p in part.src_tokens[:-1]] + [EOS_PIECE]
     tgt = [p for part in parts for p in part.tgt_tokens[:-1]] + [EOS_PIECE]
     own = [p for part in parts for p in (part.model_tokens or part.tgt_tokens)[:-1]] + [EOS_PIECE]
@@ -82,7 +86,7 @@ def joined(source: str, parts: list[Translation], *, truncated: bool) -> Transla
     for k, part in enumerate(parts):
         width = len(part.src_tokens) - 1  # this part's pieces, without its </s>
         for row in part.weights[: None if k == len(parts) - 1 else -1]:
-            if not part.has_attention:  # --attention none: one column, the context vector
+            if not part.attends:  # --attention none: one column, the context vector
                 weights.append(row)
                 continue
             full = array("f", [0.0]) * len(src)  # (src_len,)
@@ -92,16 +96,17 @@ def joined(source: str, parts: list[Translation], *, truncated: bool) -> Transla
     lengths = [len(part.tgt_tokens) for part in parts]
     text = " ".join(part.text for part in parts if part.text)
     return Translation(
-        source=source,
+        source=" ".join(part.source for part in parts),
         text=text,
         score=sum(p.score * n for p, n in zip(parts, lengths, strict=True)) / sum(lengths),
         src_tokens=src,
         tgt_tokens=tgt,
         weights=weights,
-        truncated=truncated,
         parts=len(parts),
         model_tokens=own if own != tgt else [],
         alternatives=distinct([" ".join(filter(None, texts)) for texts in by_rank(parts)], text),
+        changed_by=list(dict.fromkeys(name for part in parts for name in part.changed_by)),
+        attends=parts[0].attends,
     )
 
 
@@ -109,3 +114,25 @@ def by_rank(translations: list[Translation]) -> list[list[str]]:
     """For each rank k, each translation's k-th alternative (its text if it has none)."""
     most = max((len(t.alternatives) for t in translations), default=0)
     return [[(t.alternatives[k : k + 1] or [t.text])[0] for t in translations] for k in range(most)]
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The rule that cuts a long line into parts (`cut`) and joins their translations (`join`)."""
+
+    limit: int  # the most pieces a part may have
+    name: str = "parts"
+    did: str = "translated the line in parts and joined them"
+
+    @classmethod
+    def of(cls, setting: Setting) -> Parts:
+        """The rule for a model (pipeline.Setting): parts of PART_PIECES, or its own limit."""
+        return cls(limit=min(setting.max_pieces, PART_PIECES))
+
+    def cut(self, text: str, count: Callable[[str], int]) -> list[str]:
+        """`text` in parts of at most `limit` pieces (`count`: a part's pieces); most: one."""
+        return split(text, lambda part: count(part) <= self.limit)
+
+    def join(self, parts: list[Translation]) -> Translation:
+        """The parts' translations as one (`joined`)."""
+        return joined(parts)

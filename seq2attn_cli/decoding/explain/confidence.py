@@ -10,13 +10,19 @@ number in [0, 1]. Plain lists in, plain numbers out: no torch, no second pass.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..config import ConfidenceConfig
-from ..data.languages import GRAMMAR, PHRASES, UNFLAGGED
+from ...config import ConfidenceConfig
+from ..translation import Translation
 from .alignment import WORD_START, group_pieces, is_special
+from .wordlists import GRAMMAR, PHRASES, UNFLAGGED
+
+if TYPE_CHECKING:
+    from ..rules.pipeline import Setting
 
 # The signals, each a float per translation; config.json's weights are keyed by these names.
 SIGNALS = (
@@ -81,7 +87,7 @@ def is_word(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Unflagged:
-    """What the attention of a source language cannot show missing (data/languages.py)."""
+    """What the attention of a source language cannot show missing (wordlists.py)."""
 
     words: frozenset[str] = frozenset()  # function words: never named as dropped
     phrases: tuple[tuple[str, ...], ...] = ()  # idioms: their words share the whole's attention
@@ -168,9 +174,14 @@ def can_drop(word: str, stop: frozenset[str]) -> bool:
 
 
 def signals(
-    src_tokens: list[str], tgt_tokens: list[str], weights: list[list[float]], score: float
+    src_tokens: list[str],
+    tgt_tokens: list[str],
+    weights: list[list[float]],
+    score: float,
+    *,
+    attends: bool,
 ) -> dict[str, float]:
-    """Every signal of SIGNALS for one translation (attention ones 0 when there is none)."""
+    """Every signal of SIGNALS for one translation (attention ones 0 without `attends`)."""
     src_words, tgt_words = group_pieces(src_tokens)[0], group_pieces(tgt_tokens)[0]
     values = dict.fromkeys(SIGNALS, 0.0)
     values["surprise"] = math.log(max(-score, 1e-6))
@@ -181,7 +192,7 @@ def signals(
     said = [w.lower() for w in tgt_words if is_word(w) and not is_special(w)]
     values["copied"] = sum(w in source for w in said) / max(len(said), 1)
     values["length_ratio"] = abs(math.log(max(len(tgt_tokens), 1) / max(len(src_tokens), 1)))
-    if len(tgt_tokens) < 2 or not weights or len(weights[0]) != len(src_tokens):
+    if len(tgt_tokens) < 2 or not weights or not attends:
         return values  # nothing said, or no attention (`--attention none`)
     _, covered = coverage(src_tokens, weights)
     if covered:
@@ -209,3 +220,33 @@ def check(config: ConfidenceConfig) -> None:
     numbers = [config.bias, config.threshold, *config.weights.values()]
     if not all(type(v) in (int, float) and math.isfinite(v) for v in numbers):
         raise ValueError("confidence: bias, threshold and weights must be finite numbers")
+
+
+@dataclass(frozen=True)
+class Judge:
+    """A step of the rules' pipeline (rules/pipeline.py) that writes no text: a translation
+    given its confidence and the source words it may have dropped."""
+
+    config: ConfidenceConfig  # how signals make a confidence (config.json's "confidence")
+    unflagged: Unflagged  # what is never named dropped
+    name: str = "confidence"
+    did: str = "judged its confidence"
+
+    @classmethod
+    def of(cls, setting: Setting) -> Judge:
+        """The judge of a model (rules.pipeline.Setting): its fit, its source's word lists."""
+        return cls(config=setting.confidence, unflagged=Unflagged.of(setting.languages[0] or ""))
+
+    def read(self, text: str) -> tuple[str, None]:
+        """The line as it is."""
+        return text, None
+
+    def write(self, t: Translation, memo: None) -> Translation:
+        """`t` with its confidence and the source words it may have dropped."""
+        if not t.tgt_tokens:  # a blank line: nothing to translate, nothing to miss
+            return dataclasses.replace(t, confidence=1.0)
+        values = signals(t.src_tokens, t.tgt_tokens, t.weights, t.score, attends=t.attends)
+        missed = []
+        if t.has_attention:
+            missed = dropped(t.src_tokens, t.weights, self.config.threshold, self.unflagged)
+        return dataclasses.replace(t, confidence=confidence(values, self.config), dropped=missed)

@@ -18,7 +18,16 @@ universal"), and 10 of 10,068 in WMT news 2008-2011, 9 of them typos.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ...data.subwords import Subwords
+from ..translation import Translation
+
+if TYPE_CHECKING:
+    from .pipeline import Setting
 
 ARTICLES = {"▁a": "▁an", "▁an": "▁a", "▁A": "▁An", "▁An": "▁A"}  # each piece and its other form
 
@@ -86,3 +95,34 @@ def _word_at(pieces: list[str], start: int) -> str:
     while end < len(pieces) and not pieces[end].startswith("▁"):
         end += 1
     return "".join(pieces[start:end]).lstrip("▁")
+
+
+@dataclass(frozen=True)
+class Articles:
+    """The rule, for English output: each a/an set by the word the model wrote after it."""
+
+    subwords: Subwords  # to write the agreed pieces as text
+    name: str = "articles"
+    did: str = "set a/an by the next word"
+
+    @classmethod
+    def of(cls, setting: Setting) -> Articles | None:
+        """The rule for a model (pipeline.Setting) that writes English; else None."""
+        return cls(subwords=setting.subwords) if setting.languages[1] == "en" else None
+
+    def read(self, text: str) -> tuple[str, None]:
+        """The line as it is: the article is the model's to write."""
+        return text, None
+
+    def write(self, t: Translation, memo: None) -> Translation:
+        """`t` with its articles agreeing, its text written from the agreed pieces."""
+        own = t.tgt_tokens[:-1]  # without </s>
+        agreed = agree(own)
+        if agreed == own:
+            return t
+        return dataclasses.replace(
+            t,
+            text=self.subwords.text(agreed),
+            tgt_tokens=agreed + t.tgt_tokens[-1:],
+            model_tokens=t.model_tokens or t.tgt_tokens,
+        )

@@ -8,17 +8,10 @@ from __future__ import annotations
 
 import torch
 
-from ..config import BOS, EOS, PAD
-from ..model.seq2seq import Encoded, Seq2Seq, select_encoded, select_state
-from .search import (
-    NO_REPEAT,
-    Hypothesis,
-    ban_repeats_,
-    end_at_limit_,
-    finish_hypothesis,
-    normalised,
-    search_step,
-)
+from ...config import BOS, EOS, PAD
+from ...model.seq2seq import Encoded, Seq2Seq, select_encoded, select_state
+from .constraints import NO_REPEAT, ban_repeats_, end_at_limit_, search_step
+from .hypothesis import Hypothesis, finish_hypothesis, normalised
 
 
 @torch.inference_mode()

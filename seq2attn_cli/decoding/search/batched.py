@@ -13,10 +13,12 @@ from dataclasses import replace
 import torch
 from torch import nn
 
-from ..config import EOS, PAD
-from ..model.seq2seq import Encoded, Seq2Seq
+from ...config import EOS, PAD
+from ...model.seq2seq import Encoded, Seq2Seq
 from .beam import beam_search
-from .search import NO_REPEAT, Hypothesis, greedy, max_lengths
+from .constraints import NO_REPEAT, max_lengths
+from .greedy import greedy
+from .hypothesis import Hypothesis
 
 # A batch's memory grows with its sentences times their width (encoder states, attention
 # history), so wider sources decode in proportionally smaller batches: 2,000 newstest2013
@@ -49,7 +51,7 @@ def batches(lengths: list[int], batch_size: int) -> list[list[int]]:
 def padded(encoded: Encoded, size: int) -> Encoded:
     """Encoder states and mask padded with zeros and False to `size` source positions."""
     extra = size - encoded.mask.size(1)
-    if extra <= 0 or encoded.states.size(1) == 1:  # attention "none": one state, no padding
+    if extra <= 0:
         return encoded
     states = nn.functional.pad(encoded.states, (0, 0, 0, extra))  # (batch, size, hidden)
     mask = nn.functional.pad(encoded.mask, (0, extra), value=False)  # (batch, size)
@@ -125,7 +127,9 @@ def _search_batch(
     for r, ids in enumerate(rows):
         src[r, : len(ids)] = torch.tensor(ids, device=device)  # (batch, src_len)
     with torch.inference_mode():
-        encoded = padded(model.encode(src, lengths), width(int(lengths.max())))
+        encoded = model.encode(src, lengths)
+        if model.config.attends:  # else one state, the context vector: nothing to pad
+            encoded = padded(encoded, width(int(lengths.max())))
         limits = max_lengths(lengths)
         if beam <= 1:
             return greedy(model, encoded, limits, no_repeat=no_repeat)

@@ -1,4 +1,4 @@
-"""Looking inside a model: its card, what each decoding step did, and attention diagnostics.
+"""Looking inside a translation: what each decoding step did, and attention diagnostics.
 
 Follows the walkthrough of attention step by step: the decoder state h_t scores every
 encoder state, softmax turns the scores into weights, the weighted sum is the context
@@ -7,75 +7,19 @@ c_t, and [h_t; c_t] goes through the feed-forward layer to a distribution over p
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import torch
 
-from ..checkpoint import HISTORY, read_json
-from ..config import BOS, EOS, PAD
-from ..data.reading import normalize
-from ..errors import ModelError
-from ..model.seq2seq import Encoded, output_log_probs
+from ...config import BOS, DECODE, EOS, PAD
+from ...data.reading import normalize
+from ...model.seq2seq import Encoded, output_log_probs
+from ..rules.clean import clean
+from ..rules.pipeline import FORCED, Pipeline
+from ..translator import EOS_PIECE, Translation, Translator
 from .alignment import WORD_START
-from .letters import fold, write_back, write_back_pieces
-from .translator import EOS_PIECE, Source, Translation, Translator
-
-
-def parameter_counts(model: torch.nn.Module) -> dict[str, int]:
-    """Parameters per part of the architecture; the parts add up to the whole model."""
-    parts = {
-        "embeddings": ("encoder.embedding.", "decoder.embedding."),
-        "encoder": ("encoder.rnn.", "bridge."),
-        "attention": ("decoder.attention.",),
-        "decoder": ("decoder.rnn.", "decoder.combine."),
-        "output": ("decoder.out.",),
-    }
-    counts = dict.fromkeys(parts, 0)
-    for name, param in model.named_parameters():
-        part = next(p for p, prefixes in parts.items() if name.startswith(prefixes))
-        counts[part] += param.numel()
-    return counts
-
-
-def model_card(translator: Translator, directory: Path) -> dict[str, Any]:
-    """Everything `s2a inspect` shows about a model, as plain data."""
-    config, written = translator.config, translator.config.raw
-    sub = translator.subwords
-    sample = [sub.pieces([i])[0] for i in range(4, len(sub), max(len(sub) // 12, 1))][:12]
-    return {
-        "directory": str(directory),
-        "model": dataclasses.asdict(config.model),
-        "parameters": parameter_counts(translator.model),
-        "vocabulary": {
-            "pieces": len(sub),
-            "target_pieces": len(translator.tgt_pieces),
-            "sample": sample,
-        },
-        "corpus": written.get("corpus", {}),
-        "training": dataclasses.asdict(config.training),
-        "epochs": written.get("epochs", []),
-        "best_valid_bleu": written.get("best_valid_bleu"),
-        "train_seconds": written.get("train_seconds"),
-        "steps": written.get("steps"),
-        "files": {p.name: p.stat().st_size for p in sorted(directory.iterdir()) if p.is_file()},
-    }
-
-
-def read_history(directory: Path) -> dict[str, Any]:
-    """The probe sentence's attention after every epoch, as training kept it (history.json)."""
-    path = directory / HISTORY
-    if not path.exists():
-        raise ModelError(f"{path}: missing (the model was trained without a probe sentence)")
-    history = read_json(path)
-    for epoch in history.get("epochs", []):
-        # before 2026-11-30 a probe cut at the length limit had its </s> but no attention row
-        if len(epoch["weights"]) == len(epoch["target"]) - 1:
-            epoch["target"] = epoch["target"][:-1]
-    return history
 
 
 @dataclass(frozen=True)
@@ -100,11 +44,11 @@ class Inspection:
     diagnostics: dict[str, Any]  # see diagnostics(); empty without attention
     forced: bool  # the translation is a given target, force-decoded
     model_text: str  # the model's own words: the translation before the rules after search
-    changes: list[str]  # what those rules changed in it (articles.py, letters.py), if anything
+    changes: list[str]  # what those rules did, as `s2a inspect` says it (Translation.changed_by)
 
 
 def inspect_sentence(
-    translator: Translator, source: str, *, target: str | None = None, beam: int = 5
+    translator: Translator, source: str, *, target: str | None = None, beam: int = DECODE.beam
 ) -> Inspection:
     """Translate `source` as `s2a translate` does (or force-decode `target`) and explain it."""
     translation, steps = explain(translator, source, target, beam=beam)
@@ -112,81 +56,69 @@ def inspect_sentence(
     if translation.has_attention:
         src, _, weights = translation.word_attention
         diag = diagnostics([w.lstrip(WORD_START) for w in src], weights)
-    own = translation.model_tokens[:-1]
-    model_text = translator.subwords.text(own) if own else translation.text
+    own = (translation.model_tokens or translation.tgt_tokens)[:-1]  # the search's pieces
     return Inspection(
         translation=translation,
         steps=steps,
         diagnostics=diag,
         forced=bool(target),
-        model_text=model_text,
-        changes=[] if target else _changes(translator, translation, model_text),
+        model_text=translator.subwords.text(own),
+        changes=[] if target else translator.rules.said(translation.changed_by),
     )
-
-
-def _changes(translator: Translator, translation: Translation, model_text: str) -> list[str]:
-    """What the rules after the search changed in the model's words (letters.py, articles.py)."""
-    _, given = fold(translation.source, translator.subwords.knows)  # as translate() read it
-    letters = write_back(model_text, given)
-    rules = (
-        ("set a/an by the next word", letters != translation.text),
-        ("wrote back the letters it read as base letters", letters != model_text),
-    )
-    return [rule for rule, changed in rules if changed]
 
 
 @torch.inference_mode()
 def explain(
-    translator: Translator, source: str, target: str | None = None, *, beam: int = 5
+    translator: Translator, source: str, target: str | None = None, *, beam: int = DECODE.beam
 ) -> tuple[Translation, list[Step]]:
     """Translate `source` as translate does (or force-decode `target`); record every step.
 
     The steps replay the chosen pieces with teacher forcing: the same decoder states the
     search went through for them, so the same weights up to rounding.
     """
-    sub = translator.subwords
     if target is None:  # the translation `s2a translate` gives, piece for piece
         translation, src_ids, ids = chosen(translator, source, beam=beam)
         return translation, steps_of(translator, teacher_force(translator, src_ids, ids), ids)
-    line, src_ids = _one_part(translator, source)
-    read, given = fold(normalize(target), sub.knows)  # the target as the model can write it
-    ids = sub.encode([read])[0]
+    src_ids = _one_part(translator, source)
+    rules = Pipeline(setting=translator.setting, names=FORCED)  # the target as the model reads it
+    (line,) = rules.read([normalize(target)])
+    ids = line.parts[0].ids
     steps = steps_of(translator, teacher_force(translator, src_ids, ids), ids)
-    translation = translator.rate(
-        Translation(
-            source=line.text,
-            text=write_back(sub.decode(ids), given),
-            score=sum(s.log_prob for s in steps) / len(steps),
-            src_tokens=sub.pieces(src_ids) + [EOS_PIECE],
-            tgt_tokens=write_back_pieces(sub.pieces(ids), given) + [EOS_PIECE],
-            weights=[s.weights for s in steps],
-        )
+    pieces = translator.subwords.pieces(ids)
+    forced = Translation(
+        source=clean(source, translator.max_chars).text,
+        text=translator.subwords.text(pieces),
+        score=sum(s.log_prob for s in steps) / len(steps),
+        src_tokens=translator.subwords.pieces(src_ids) + [EOS_PIECE],
+        tgt_tokens=pieces + [EOS_PIECE],
+        weights=[s.weights for s in steps],
+        attends=translator.config.model.attends,
     )
-    return translation, steps
+    return rules.write(line, [forced]), steps
 
 
 def chosen(
-    translator: Translator, source: str, *, beam: int = 5
+    translator: Translator, source: str, *, beam: int = DECODE.beam
 ) -> tuple[Translation, list[int], list[int]]:
     """`source` translated as translate does: (translation, source ids, chosen piece ids)."""
-    _, src_ids = _one_part(translator, source)
+    src_ids = _one_part(translator, source)
     translation = translator.translate([source], beam=beam)[0]
     own = translation.model_tokens or translation.tgt_tokens  # the pieces the search chose
     return translation, src_ids, [translator.subwords.sp.piece_to_id(p) for p in own[:-1]]
 
 
-def _one_part(translator: Translator, source: str) -> tuple[Source, list[int]]:
-    """The prepared line and its source ids; a line translated in parts or empty is refused."""
-    (line,) = translator.prepare([source])
+def _one_part(translator: Translator, source: str) -> list[int]:
+    """The source ids of a line; a line translated in parts or empty is refused."""
+    (line,) = translator.rules.read([source])
     if len(line.parts) > 1:
         raise ValueError(
             f"too long to translate as one sentence: s2a translates it in {len(line.parts)} "
             "parts; inspect one part at a time"
         )
-    ((_, src_ids),) = line.parts
+    src_ids = line.parts[0].ids
     if not src_ids:
         raise ValueError("nothing to inspect: the sentence is empty")
-    return line, src_ids
+    return src_ids
 
 
 class Forced(NamedTuple):

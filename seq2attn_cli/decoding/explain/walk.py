@@ -10,13 +10,16 @@ the pieces the beam search chose.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
+from ...config import DECODE
+from ..rules.pipeline import SPELLING, Pipeline
+from ..translator import Translator
 from .inspection import Step, chosen, steps_of, teacher_force
-from .translator import Translator
 
 CELLS = 32  # cells a vector is drawn with; fewer numbers than this are drawn one a cell
 START = "<s>"  # the first step's input: the start mark
@@ -71,22 +74,26 @@ class Walk:
         }
 
 
-def walk(translator: Translator, source: str, *, beam: int = 5) -> Walk:
+def walk(translator: Translator, source: str, *, beam: int = DECODE.beam) -> Walk:
     """Translate `source` as translate does, then replay the chosen pieces with every vector."""
     translation, src_ids, ids = chosen(translator, source, beam=beam)
     forced = teacher_force(translator, src_ids, ids)
     steps = steps_of(translator, forced, ids)
     inputs = [START] + [s.piece for s in steps[:-1]]
     encoder_states = forced.encoded.states[0]  # (src_len, hidden); (1, hidden) for "none"
-    own = translation.model_tokens[:-1]
+    if own := translation.model_tokens:  # a rule changed the model's pieces: their text
+        written = dataclasses.replace(translation, text=translator.subwords.text(own[:-1]))
+        model_text = Pipeline(setting=translator.setting, names=SPELLING).rewrite(written).text
+    else:
+        model_text = translation.text
     return Walk(
         attention=translator.config.model.attention,
         source=translation.source,
         translation=translation.text,
-        model_text=translator.subwords.text(own) if own else translation.text,
+        model_text=model_text,
         source_pieces=translation.src_tokens,
         encoder_states=[pool(row) for row in encoder_states],
-        init=pool(_top_layer(forced.encoded.init)),
+        init=pool(forced.encoded.init.h[-1, 0]),  # the top layer's first state, (hidden,)
         sizes={"state": encoder_states.size(-1), "embedding": translator.config.model.embed},
         steps=[
             WalkStep(
@@ -99,12 +106,6 @@ def walk(translator: Translator, source: str, *, beam: int = 5) -> Walk:
             for t, step in enumerate(steps)
         ],
     )
-
-
-def _top_layer(init: torch.Tensor | tuple[torch.Tensor, ...]) -> torch.Tensor:
-    """The top layer's hidden state of the decoder's first state, (hidden,)."""
-    h = init[0] if isinstance(init, tuple) else init  # (layers, 1, hidden)
-    return h[-1, 0]  # (hidden,)
 
 
 def _step_dict(s: WalkStep) -> dict[str, Any]:

@@ -1,0 +1,67 @@
+"""A model directory as `s2a inspect` shows it: its card, and its probe's attention per epoch."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from .checkpoint import CONFIG, HISTORY, load_model, read_config, read_json
+from .errors import ModelError
+
+
+def parameter_counts(model: torch.nn.Module) -> dict[str, int]:
+    """Parameters per part of the architecture; the parts add up to the whole model."""
+    parts = {
+        "embeddings": ("encoder.embedding.", "decoder.embedding."),
+        "encoder": ("encoder.rnn.", "bridge."),
+        "attention": ("decoder.attention.",),
+        "decoder": ("decoder.rnn.", "decoder.combine."),
+        "output": ("decoder.out.",),
+    }
+    counts = dict.fromkeys(parts, 0)
+    for name, param in model.named_parameters():
+        part = next(p for p, prefixes in parts.items() if name.startswith(prefixes))
+        counts[part] += param.numel()
+    return counts
+
+
+def model_card(directory: Path) -> dict[str, Any]:
+    """Everything `s2a inspect` shows about a model, as plain data (its float weights, on CPU)."""
+    model, sub, config = load_model(directory)
+    written = config.raw
+    sample = [sub.pieces([i])[0] for i in range(4, len(sub), max(len(sub) // 12, 1))][:12]
+    return {
+        "directory": str(directory),
+        "model": dataclasses.asdict(config.model),
+        "parameters": parameter_counts(model),
+        "vocabulary": {
+            "pieces": len(sub),
+            "target_pieces": len(model.tgt_pieces),
+            "sample": sample,
+        },
+        "corpus": written.get("corpus", {}),
+        "training": dataclasses.asdict(config.training),
+        "epochs": written.get("epochs", []),
+        "best_valid_bleu": written.get("best_valid_bleu"),
+        "train_seconds": written.get("train_seconds"),
+        "steps": written.get("steps"),
+        "files": {p.name: p.stat().st_size for p in sorted(directory.iterdir()) if p.is_file()},
+    }
+
+
+def read_history(directory: Path) -> dict[str, Any]:
+    """The probe sentence's attention after every epoch, as training kept it (history.json),
+    and whether the model attends (`attends`: ModelConfig.attends)."""
+    path = directory / HISTORY
+    if not path.exists():
+        raise ModelError(f"{path}: missing (the model was trained without a probe sentence)")
+    history = read_json(path)
+    history["attends"] = read_config(directory / CONFIG).model.attends
+    for epoch in history.get("epochs", []):
+        # before 2026-11-30 a probe cut at the length limit had its </s> but no attention row
+        if len(epoch["weights"]) == len(epoch["target"]) - 1:
+            epoch["target"] = epoch["target"][:-1]
+    return history

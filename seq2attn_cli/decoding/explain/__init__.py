@@ -1,0 +1,1 @@
+"""Explanations of a translation: its alignment, its confidence, each step of its search."""

@@ -1,0 +1,65 @@
+"""Every line cleaned as training cleaned its text, and cut to the longest the model takes.
+
+Cleaning folds what is safe to fold (data/reading.py: NFC, typographic apostrophes and
+quotes, non-breaking spaces, French spaces before ? ! : ;) and makes the line one line. A
+line longer than the model's max_chars is cut there, and its translation says so
+(`truncated`). A line of which the model reads nothing (emoji, a script it has no pieces
+for) is written back as given, with confidence 0, rather than translated into a sentence
+the model made up.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ...data.reading import normalize
+from ..translation import Translation
+
+if TYPE_CHECKING:
+    from .pipeline import Setting
+
+
+@dataclass(frozen=True)
+class Cleaned:
+    """A line as the user gave it, cleaned: the source of its translation."""
+
+    text: str
+    truncated: bool  # it was longer than the model takes, and was cut
+
+
+@dataclass(frozen=True)
+class Clean:
+    """The rule: lines cleaned and cut; a translation given its source."""
+
+    max_chars: int
+    name: str = "clean"
+    did: str = "wrote back the line as given: the model reads none of it"
+
+    @classmethod
+    def of(cls, setting: Setting) -> Clean:
+        """The rule for a model (pipeline.Setting): every model has it."""
+        return cls(max_chars=setting.max_chars)
+
+    def read(self, text: str) -> tuple[str, Cleaned]:
+        """The line cleaned and cut to max_chars."""
+        cleaned = clean(text, self.max_chars)
+        return cleaned.text, cleaned
+
+    def write(self, t: Translation, memo: Cleaned) -> Translation:
+        """`t` with its source; the line itself where the model read none of it."""
+        if not t.tgt_tokens and memo.text.strip():  # no part was searched: nothing readable
+            return as_given(memo.text, truncated=memo.truncated)
+        return dataclasses.replace(t, source=memo.text, truncated=memo.truncated)
+
+
+def clean(text: str, max_chars: int) -> Cleaned:
+    """`text` cleaned (reading.normalize) and cut to `max_chars`."""
+    cleaned = normalize(text)
+    return Cleaned(cleaned[:max_chars], truncated=len(cleaned) > max_chars)
+
+
+def as_given(text: str, *, truncated: bool) -> Translation:
+    """A line with nothing the model can read, written back as given; confidence 0."""
+    return Translation(text, text, 0.0, [], [], [], truncated=truncated)

@@ -1,0 +1,85 @@
+"""The rules around the search: one list, read in order, written back in reverse, recorded."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import pytest
+
+from seq2attn_cli.decoding.rules import pipeline
+from seq2attn_cli.decoding.rules.pipeline import FORCED, RULES, SPELLING, VALIDATION, Pipeline
+from seq2attn_cli.decoding.translation import Translation
+
+
+def test_the_rules_are_listed_once_in_the_order_they_read_a_line():
+    names = [kind.name for kind in RULES]
+    assert names == ["clean", "urls", "confidence", "letters", "parts", "quotes", "articles"]
+    for subset in (VALIDATION, FORCED, SPELLING):  # named subsets name rules that exist
+        assert set(subset) <= set(names)
+
+
+def test_each_rule_reads_and_writes_or_cuts_and_joins():
+    for kind in RULES:
+        assert kind.name and kind.did and callable(kind.of)
+        assert (hasattr(kind, "read") and hasattr(kind, "write")) or hasattr(kind, "cut")
+    assert [kind.name for kind in RULES if hasattr(kind, "cut")] == ["parts"]
+
+
+def test_a_subset_naming_no_rule_is_refused(shipped):
+    with pytest.raises(ValueError, match="no rule named artcles"):
+        Pipeline(setting=shipped.setting, names=("artcles",))
+
+
+def test_a_rule_that_does_not_apply_to_the_model_is_left_out(shipped):
+    french = dataclasses.replace(shipped.setting, languages=("en", "fr"), spaced_quotes=False)
+    names = [rule.name for rule in Pipeline(setting=french).rules]
+    assert "articles" not in names and "quotes" not in names  # English output, spaced quotes
+    assert [rule.name for rule in shipped.rules.rules] == [kind.name for kind in RULES]
+
+
+@pytest.mark.parametrize(
+    ("source", "written", "changed_by"),
+    [
+        ("Nous avons vu une pomme.", "We saw a apple.", ["articles"]),
+        ("Erdoğan a vu www.example.com hier.", "Erdogan saw URL yesterday.", ["letters", "urls"]),
+        ("Il a vu Paris.", "He saw Paris.", []),
+    ],
+)
+def test_a_translation_records_the_rules_whose_write_changed_it(
+    shipped, model_writes, source, written, changed_by
+):
+    model_writes(written)
+    assert shipped.translate(source).changed_by == changed_by
+
+
+@dataclass(frozen=True)
+class Shout:
+    """A rule for the test: reads the line as it is, writes the translation in capitals."""
+
+    name: str = "shout"
+    did: str = "wrote it in capitals"
+
+    @classmethod
+    def of(cls, setting) -> Shout:
+        return cls()
+
+    def read(self, text: str) -> tuple[str, str]:
+        return text, text.upper()
+
+    def write(self, t: Translation, memo: str) -> Translation:
+        return dataclasses.replace(t, text=t.text.upper())
+
+
+def test_a_new_rule_is_one_line_in_the_list(shipped, model_writes, monkeypatch):
+    monkeypatch.setattr(pipeline, "RULES", (*RULES[:2], Shout, *RULES[2:]))
+    model_writes("Erdogan saw URL yesterday.")
+    rules = Pipeline(setting=shipped.setting)
+    (line,) = rules.read(["Erdoğan a vu www.example.com hier."])
+    assert line.memos[1:3] == [line.memos[1], "ERDOĞAN A VU URL HIER."]  # after urls read it
+    monkeypatch.setattr(shipped, "rules", rules)
+    t = shipped.translate("Erdoğan a vu www.example.com hier.")
+    # written back last to first: letters, then shout, then urls (as given, not shouted)
+    assert t.text == "ERDOĞAN SAW www.example.com YESTERDAY."
+    assert t.changed_by == ["letters", "shout", "urls"]
+    assert rules.said(t.changed_by)[1] == "wrote it in capitals"
