@@ -37,7 +37,7 @@ class Translator:
         self.subwords = subwords
         self.config = config
         self.device = device
-        self.threads = threads  # batches searched side by side on a CPU (batched.py)
+        self.threads = threads  # batches searched side by side on a CPU (search/batched.py)
         self.max_chars = config.training.max_chars  # the limits the model was trained within
         self.max_pieces = config.training.max_pieces
         self.tgt_pieces = model.tgt_pieces.tolist()
@@ -63,7 +63,7 @@ class Translator:
     ) -> Translator:
         """Load a model directory (the embedded one by default); int8 on CPU unless told not to.
 
-        `threads`: batches searched side by side on a CPU, each on one thread (batched.py).
+        `threads`: batches searched side by side on a CPU, each on one thread (search/batched.py).
         """
         device = device or torch.device("cpu")
         model, subwords, config = load_model(EMBEDDED if directory is None else directory)
