@@ -11,6 +11,7 @@ import errno
 import itertools
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -297,6 +298,71 @@ def test_ctrl_c_or_sigterm_at_any_moment_of_training_leaves_a_resumable_run(tmp_
     assert len(runs) >= 40 and {"steps, checkpoints", "validating, saving"} <= {
         where for where, _ in moments
     }, moments
+
+
+def processes_on(out: Path) -> list[str]:
+    """The command lines of s2a processes at work on `out` (once s2a has exited: orphans)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:  # not a process, or gone meanwhile
+            continue
+        if "seq2attn_cli" in " ".join(argv) and str(out) in argv:
+            found.append(" ".join(argv))
+    return found
+
+
+def signal_two_ranks(out: Path, corpus: Path, moment: str, signum: int, to_all: bool) -> dict:
+    """`s2a train --nproc 2`, signalled at a moment; its exit code, stderr then and at the end."""
+    args = ["train", str(corpus), "--out", str(out), "--nproc", "2", *TINY, "--epochs", "50",
+            "--save-every", "2"]  # fmt: skip
+    log = out.parent / f"{out.name}.err"
+    with log.open("wb") as err:  # its own process group: Ctrl-C in a terminal reaches it all
+        proc = start(*args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                     start_new_session=True)  # fmt: skip
+    try:
+        if moment == "starting":  # torchrun starts the workers, which import torch, read...
+            while "launching 2" not in log.read_text():
+                assert proc.poll() is None, log.read_text()
+                time.sleep(0.01)
+            time.sleep(1.0)
+        else:  # both ranks train, stopping at a checkpoint or between two
+            wait_for_step(proc, out, 2, timeout=240)
+        seen = log.read_text()
+        if to_all:
+            os.killpg(proc.pid, signum)
+        else:
+            proc.send_signal(signum)
+        proc.wait(timeout=120)
+    finally:
+        proc.kill()
+    return {"rc": proc.returncode, "seen": seen, "err": log.read_text()}
+
+
+@pytest.mark.parametrize(
+    "moment, signum, to_all",
+    [("starting", signal.SIGINT, True), ("starting", signal.SIGTERM, False),
+     ("training", signal.SIGINT, True), ("training", signal.SIGTERM, False)],
+    ids=["ctrl-c-starting", "sigterm-starting", "ctrl-c-training", "sigterm-training"],
+)  # fmt: skip
+def test_ctrl_c_or_sigterm_stops_every_rank_of_nproc_2_with_one_line_and_no_orphan(
+    tmp_path, corpus, moment, signum, to_all
+):
+    # Ctrl-C reaches the launcher and both workers; `kill` (a scheduler's SIGTERM), the launcher
+    out = tmp_path / "model"
+    got = signal_two_ranks(out, corpus, moment, signum, to_all)
+    err = got["err"]
+    assert got["rc"] == STOPPED[signum], err
+    assert "Traceback" not in err and not re.search(r"^[IWEF]\d{4} ", err, re.M), err  # torch logs
+    lines = [line for line in err.splitlines() if line.startswith("s2a")]
+    assert len(lines) == 1, err  # one line for all three processes
+    assert processes_on(out) == []  # no worker outlives the launcher
+    if moment == "training":  # every rank stopped at one step, saved whole: resume from it
+        assert lines[0].endswith(f" at step {saved_step(out)}; continue with --resume"), err
+    if (out / "config.json").exists():
+        assert resume_state(out)["step"] == saved_step(out)
+        Translator.load(out)
 
 
 # ---- no room to write ----------------------------------------------------------------------
