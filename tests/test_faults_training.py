@@ -313,7 +313,12 @@ def processes_on(out: Path) -> list[str]:
     return found
 
 
-def signal_two_ranks(out: Path, corpus: Path, moment: str, signum: int, to_all: bool) -> dict:
+# how a signal comes: (signal, to the whole process group, times), 0.2 s apart
+SENT = {"ctrl-c": (signal.SIGINT, True, 1), "ctrl-c thrice": (signal.SIGINT, True, 3),
+        "sigterm": (signal.SIGTERM, False, 1)}  # fmt: skip
+
+
+def signal_two_ranks(out: Path, corpus: Path, moment: str, how: str) -> dict:
     """`s2a train --nproc 2`, signalled at a moment; its exit code, stderr then and at the end."""
     args = ["train", str(corpus), "--out", str(out), "--nproc", "2", *TINY, "--epochs", "50",
             "--save-every", "2"]  # fmt: skip
@@ -330,10 +335,13 @@ def signal_two_ranks(out: Path, corpus: Path, moment: str, signum: int, to_all: 
         else:  # both ranks train, stopping at a checkpoint or between two
             wait_for_step(proc, out, 2, timeout=240)
         seen = log.read_text()
-        if to_all:
-            os.killpg(proc.pid, signum)
-        else:
-            proc.send_signal(signum)
+        signum, to_all, times = SENT[how]
+        for _ in range(times):
+            if to_all and proc.poll() is None:
+                os.killpg(proc.pid, signum)
+            elif proc.poll() is None:
+                proc.send_signal(signum)
+            time.sleep(0.2)
         proc.wait(timeout=120)
     finally:
         proc.kill()
@@ -341,19 +349,19 @@ def signal_two_ranks(out: Path, corpus: Path, moment: str, signum: int, to_all: 
 
 
 @pytest.mark.parametrize(
-    "moment, signum, to_all",
-    [("starting", signal.SIGINT, True), ("starting", signal.SIGTERM, False),
-     ("training", signal.SIGINT, True), ("training", signal.SIGTERM, False)],
-    ids=["ctrl-c-starting", "sigterm-starting", "ctrl-c-training", "sigterm-training"],
+    "moment, how",
+    [("starting", "ctrl-c"), ("starting", "sigterm"), ("training", "ctrl-c"),
+     ("training", "sigterm"), ("training", "ctrl-c thrice")],
 )  # fmt: skip
 def test_ctrl_c_or_sigterm_stops_every_rank_of_nproc_2_with_one_line_and_no_orphan(
-    tmp_path, corpus, moment, signum, to_all
+    tmp_path, corpus, moment, how
 ):
-    # Ctrl-C reaches the launcher and both workers; `kill` (a scheduler's SIGTERM), the launcher
+    # Ctrl-C reaches the launcher and both workers; `kill` (a scheduler's SIGTERM), the launcher.
+    # An impatient Ctrl-C again and again must not end the launcher before the workers
     out = tmp_path / "model"
-    got = signal_two_ranks(out, corpus, moment, signum, to_all)
+    got = signal_two_ranks(out, corpus, moment, how)
     err = got["err"]
-    assert got["rc"] == STOPPED[signum], err
+    assert got["rc"] == STOPPED[SENT[how][0]], err
     assert "Traceback" not in err and not re.search(r"^[IWEF]\d{4} ", err, re.M), err  # torch logs
     lines = [line for line in err.splitlines() if line.startswith("s2a")]
     assert len(lines) == 1, err  # one line for all three processes

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -114,7 +114,8 @@ def say_stopped(line: str) -> None:
         return  # Ctrl-C reaches every rank: one line says it for all
     err.print(line)
     if said := os.environ.get(STOP_SAID):  # the launcher says nothing more
-        Path(said).touch()
+        with suppress(OSError):  # it is gone: its folder with it
+            Path(said).touch()
 
 
 def stopped_by(error: KeyboardInterrupt) -> typer.Exit:

@@ -10,6 +10,8 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
+from contextlib import suppress
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -343,6 +345,7 @@ def _launch(nproc: int) -> None:
         try:
             torchrun(["--standalone", f"--nproc-per-node={nproc}", "-m", "seq2attn_cli", *args])
         except SignalException as error:  # passed on to the workers, which stop and save
+            _outlast_workers()
             raise _stopped(error.sigval, Path(said)) from None
         except Exception as error:  # the launcher reports which rank failed and why
             codes = {f.exitcode for f in getattr(error, "failures", {}).values()}
@@ -366,3 +369,33 @@ def _stopped(signum: int, said: Path) -> typer.Exit:
     if not said.exists():  # the workers had not started s2a yet, or died by the signal
         err.print("s2a: stopped by SIGTERM" if signum == signal.SIGTERM else "s2a: interrupted")
     return typer.Exit(128 + signum)
+
+
+def _outlast_workers(seconds: float = 60) -> None:
+    """Wait, deaf to more signals, until every worker has exited: none outlives s2a."""
+    # torchrun waits for them, but a second Ctrl-C cuts its wait short: they are still saving
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
+    deadline = time.monotonic() + seconds
+    for pid in _children():
+        while _running(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if _running(pid):  # as torchrun ends a worker that outlasts its own wait
+            os.kill(pid, signal.SIGKILL)
+
+
+def _children() -> list[int]:
+    """This process's child processes (none known without /proc)."""
+    pids: list[int] = []
+    for task in Path("/proc/self/task").glob("*"):  # each thread's children
+        with suppress(OSError):  # the thread ended meanwhile
+            pids += map(int, (task / "children").read_text().split())
+    return pids
+
+
+def _running(pid: int) -> bool:
+    """Whether the child `pid` still runs (one that has exited is reaped)."""
+    try:
+        return os.waitpid(pid, os.WNOHANG)[0] == 0
+    except ChildProcessError:  # reaped already, by torchrun
+        return False
