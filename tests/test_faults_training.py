@@ -11,6 +11,7 @@ import errno
 import itertools
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -297,6 +298,79 @@ def test_ctrl_c_or_sigterm_at_any_moment_of_training_leaves_a_resumable_run(tmp_
     assert len(runs) >= 40 and {"steps, checkpoints", "validating, saving"} <= {
         where for where, _ in moments
     }, moments
+
+
+def processes_on(out: Path) -> list[str]:
+    """The command lines of s2a processes at work on `out` (once s2a has exited: orphans)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:  # not a process, or gone meanwhile
+            continue
+        if "seq2attn_cli" in " ".join(argv) and str(out) in argv:
+            found.append(" ".join(argv))
+    return found
+
+
+# how a signal comes: (signal, to the whole process group, times), 0.2 s apart
+SENT = {"ctrl-c": (signal.SIGINT, True, 1), "ctrl-c thrice": (signal.SIGINT, True, 3),
+        "sigterm": (signal.SIGTERM, False, 1)}  # fmt: skip
+
+
+def signal_two_ranks(out: Path, corpus: Path, moment: str, how: str) -> dict:
+    """`s2a train --nproc 2`, signalled at a moment; its exit code, stderr then and at the end."""
+    args = ["train", str(corpus), "--out", str(out), "--nproc", "2", *TINY, "--epochs", "50",
+            "--save-every", "2"]  # fmt: skip
+    log = out.parent / f"{out.name}.err"
+    with log.open("wb") as err:  # its own process group: Ctrl-C in a terminal reaches it all
+        proc = start(*args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                     start_new_session=True)  # fmt: skip
+    try:
+        if moment == "starting":  # torchrun starts the workers, which import torch, read...
+            while "launching 2" not in log.read_text():
+                assert proc.poll() is None, log.read_text()
+                time.sleep(0.01)
+            time.sleep(1.0)
+        else:  # both ranks train, stopping at a checkpoint or between two
+            wait_for_step(proc, out, 2, timeout=240)
+        seen = log.read_text()
+        signum, to_all, times = SENT[how]
+        for _ in range(times):
+            if to_all and proc.poll() is None:
+                os.killpg(proc.pid, signum)
+            elif proc.poll() is None:
+                proc.send_signal(signum)
+            time.sleep(0.2)
+        proc.wait(timeout=120)
+    finally:
+        proc.kill()
+    return {"rc": proc.returncode, "seen": seen, "err": log.read_text()}
+
+
+@pytest.mark.parametrize(
+    "moment, how",
+    [("starting", "ctrl-c"), ("starting", "sigterm"), ("training", "ctrl-c"),
+     ("training", "sigterm"), ("training", "ctrl-c thrice")],
+)  # fmt: skip
+def test_ctrl_c_or_sigterm_stops_every_rank_of_nproc_2_with_one_line_and_no_orphan(
+    tmp_path, corpus, moment, how
+):
+    # Ctrl-C reaches the launcher and both workers; `kill` (a scheduler's SIGTERM), the launcher.
+    # An impatient Ctrl-C again and again must not end the launcher before the workers
+    out = tmp_path / "model"
+    got = signal_two_ranks(out, corpus, moment, how)
+    err = got["err"]
+    assert got["rc"] == STOPPED[SENT[how][0]], err
+    assert "Traceback" not in err and not re.search(r"^[IWEF]\d{4} ", err, re.M), err  # torch logs
+    lines = [line for line in err.splitlines() if line.startswith("s2a")]
+    assert len(lines) == 1, err  # one line for all three processes
+    assert processes_on(out) == []  # no worker outlives the launcher
+    if moment == "training":  # every rank stopped at one step, saved whole: resume from it
+        assert lines[0].endswith(f" at step {saved_step(out)}; continue with --resume"), err
+    if (out / "config.json").exists():
+        assert resume_state(out)["step"] == saved_step(out)
+        Translator.load(out)
 
 
 # ---- no room to write ----------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -110,12 +110,26 @@ BatchSize = Annotated[int, typer.Option(min=1, help="Sentences decoded together.
 Quantize = Annotated[bool, typer.Option(help="int8 layers on CPU (faster).")]
 
 
+# set by `train --nproc`'s launcher: the file rank 0 creates once it has said why it stopped
+STOP_SAID = "S2A_STOP_SAID"
+
+
+def say_stopped(line: str) -> None:
+    """Print the line saying why s2a stopped; of several training ranks, rank 0 alone does."""
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1 and os.environ.get("RANK", "0") != "0":
+        return  # Ctrl-C reaches every rank: one line says it for all
+    err.print(line)
+    if said := os.environ.get(STOP_SAID):  # the launcher says nothing more
+        with suppress(OSError):  # it is gone: its folder with it
+            Path(said).touch()
+
+
 def stopped_by(error: KeyboardInterrupt) -> typer.Exit:
     """Say that Ctrl-C (or SIGTERM, raised as it is in training) ended s2a; the exit to raise."""
     if isinstance(error, SigtermInterrupt):
-        err.print("s2a: stopped by SIGTERM")
+        say_stopped("s2a: stopped by SIGTERM")
         return typer.Exit(error.exit_code)
-    err.print("s2a: interrupted")
+    say_stopped("s2a: interrupted")
     return typer.Exit(130)
 
 
@@ -166,7 +180,7 @@ def handled(debug: bool):
     except Interrupted as error:  # training saved its state on Ctrl-C or SIGTERM
         if debug:
             raise
-        err.print(f"s2a: {escape(str(error))}")
+        say_stopped(f"s2a: {escape(str(error))}")
         raise typer.Exit(error.exit_code) from None
     except (ValueError, TrainingError) as error:  # CorpusError, ModelError: the message says it
         if debug:
