@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..decoding.alignment import merge, pharaoh
+import torch
+
+from ..decoding.alignment import pharaoh
 from ..decoding.translator import Translator
 from .forced import Side, forced_weights, read
 from .methods import DEFAULT, METHODS, Matrix, Method
@@ -62,21 +64,33 @@ def align(
         if n not in found:
             out.append(Alignment(words(s), words(t), [], [[0.0] * len(words(s))] * len(words(t))))
             continue
-        out.append(_aligned(s, t, src[n], tgt[n], found[n].tolist(), method))
+        out.append(_aligned(s, t, src[n], tgt[n], found[n], method))
     return out
 
 
 def _aligned(
-    s: str, t: str, src: Side, tgt: Side, rows: list[list[float]], method: Method
+    s: str, t: str, src: Side, tgt: Side, weights: torch.Tensor, method: Method
 ) -> Alignment:
     """One pair's Alignment from its piece-level weights (last row and column: </s>)."""
-    src_groups, tgt_groups = groups(s, src.pieces), groups(t, tgt.pieces)
-    writing = merge(rows[:-1], src_groups, tgt_groups)  # the steps that write each word
-    reading = merge(rows[1:], src_groups, tgt_groups)  # the steps fed each word
+    sums = _over(groups(s, src.pieces), weights.size(1)).T  # (src pieces + 1, src words)
+    means = _over(groups(t, tgt.pieces), weights.size(0) - 1)  # (tgt words, tgt pieces)
+    means = means / means.sum(dim=1, keepdim=True).clamp(min=1)
+    writing = means @ weights[:-1] @ sums  # the steps that write each word
+    reading = means @ weights[1:] @ sums  # the steps fed each word
+    scores = writing.tolist()
     return Alignment(
         src=words(s),
         tgt=words(t),
-        links=sorted(method(writing, reading)),
-        weights=writing,
+        links=sorted(method(scores, reading.tolist())),
+        weights=scores,
         truncated=src.truncated or tgt.truncated,
     )
+
+
+def _over(groups: list[list[int]], pieces: int) -> torch.Tensor:
+    """(words, pieces): 1 where a word holds a piece. Over it, attention sums source pieces
+    and averages target pieces, as decoding/alignment.py's word_level does."""
+    matrix = torch.zeros(len(groups), pieces)
+    rows = [w for w, group in enumerate(groups) for _ in group]
+    matrix[rows, [p for group in groups for p in group]] = 1.0
+    return matrix

@@ -151,8 +151,8 @@ def _pairs(path: Path | None, *, src_col: int, tgt_col: int) -> list[tuple[tuple
         if not line.strip():
             out.append((("", ""), f"{name}: line {n}"))
             continue
-        if len(columns) < max(src_col, tgt_col):
-            fail(
+        if len(columns) < max(src_col, tgt_col):  # an error (--debug: its traceback)
+            raise ValueError(
                 f"{name}: line {n}: {len(columns)} column{'s' * (len(columns) != 1)}, "
                 f"expected source<TAB>target (columns {src_col} and {tgt_col}): "
                 f"{line[:60]!r}"
@@ -166,7 +166,7 @@ def _two_files(src: Path, tgt: Path) -> list[tuple[tuple[str, str], str]]:
     src_name, sources = _read(src, "--src ")
     tgt_name, targets = _read(tgt, "--tgt ")
     if len(sources) != len(targets):
-        fail(
+        raise ValueError(
             f"--src {src_name} has {len(sources):,} lines and --tgt {tgt_name} "
             f"{len(targets):,}: a translation for every sentence, one a line"
         )

@@ -52,21 +52,12 @@ def word_level(
     check_shape(src_pieces, tgt_pieces, weights)
     src_words, src_groups = group_pieces(src_pieces)
     tgt_words, tgt_groups = group_pieces(tgt_pieces)
-    return src_words, tgt_words, merge(weights, src_groups, tgt_groups)
-
-
-def merge(
-    weights: list[list[float]], src_groups: list[list[int]], tgt_groups: list[list[int]]
-) -> list[list[float]]:
-    """Piece weights over groups of pieces (words): source pieces summed, target pieces
-    averaged; a target group without pieces gets a row of zeros."""
     merged = []
     for rows in tgt_groups:
         # summing over source pieces keeps each row a distribution; averaging target pieces too
         summed = [[sum(weights[i][j] for j in cols) for cols in src_groups] for i in rows]
-        columns = zip(*summed, strict=True) if rows else [[0.0]] * len(src_groups)
-        merged.append([sum(column) / max(len(rows), 1) for column in columns])
-    return merged
+        merged.append([sum(column) / len(rows) for column in zip(*summed, strict=True)])
+    return src_words, tgt_words, merged
 
 
 def word_alignment(
