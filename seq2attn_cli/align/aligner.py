@@ -72,19 +72,25 @@ def _aligned(
     s: str, t: str, src: Side, tgt: Side, weights: torch.Tensor, method: Method
 ) -> Alignment:
     """One pair's Alignment from its piece-level weights (last row and column: </s>)."""
-    sums = _over(groups(s, src.pieces), weights.size(1)).T  # (src pieces + 1, src words)
-    means = _over(groups(t, tgt.pieces), weights.size(0) - 1)  # (tgt words, tgt pieces)
-    means = means / means.sum(dim=1, keepdim=True).clamp(min=1)
-    writing = means @ weights[:-1] @ sums  # the steps that write each word
-    reading = means @ weights[1:] @ sums  # the steps fed each word
-    scores = writing.tolist()
+    writing, reading = word_weights(weights, groups(s, src.pieces), groups(t, tgt.pieces))
     return Alignment(
         src=words(s),
         tgt=words(t),
-        links=sorted(method(scores, reading.tolist())),
-        weights=scores,
+        links=sorted(method(writing, reading)),
+        weights=writing,
         truncated=src.truncated or tgt.truncated,
     )
+
+
+def word_weights(
+    weights: torch.Tensor, src_groups: list[list[int]], tgt_groups: list[list[int]]
+) -> tuple[Matrix, Matrix]:
+    """Piece weights (last row and column: </s>) over the given words: the attention of the
+    steps that write each target word, and of the steps fed it (rows: target words)."""
+    sums = _over(src_groups, weights.size(1)).T  # (src pieces + 1, src words)
+    means = _over(tgt_groups, weights.size(0) - 1)  # (tgt words, tgt pieces)
+    means = means / means.sum(dim=1, keepdim=True).clamp(min=1)
+    return (means @ weights[:-1] @ sums).tolist(), (means @ weights[1:] @ sums).tolist()
 
 
 def _over(groups: list[list[int]], pieces: int) -> torch.Tensor:
