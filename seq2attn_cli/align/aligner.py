@@ -61,8 +61,11 @@ def align(
     found = dict(zip(todo, weights, strict=True))
     out = []
     for n, (s, t) in enumerate(pairs):
-        if n not in found:
-            out.append(Alignment(words(s), words(t), [], [[0.0] * len(words(s))] * len(words(t))))
+        if n not in found:  # a side with nothing to read: no links, no attention
+            zeros = [[0.0] * len(words(s)) for _ in words(t)]
+            out.append(
+                Alignment(words(s), words(t), [], zeros, src[n].truncated or tgt[n].truncated)
+            )
             continue
         out.append(_aligned(s, t, src[n], tgt[n], found[n], method))
     return out

@@ -81,24 +81,30 @@ def align(
         else:
             texts = _pairs(pairs, src_col=src_col, tgt_col=tgt_col)
         torch_device = setup_torch(device, threads)
-        from ..align.aligner import align as run
         from ..decoding.translator import Translator
 
         translator = Translator.load(directory, device=torch_device, quantized=quantize)
-        chunk, started, said = batch_size * 16, time.monotonic(), time.monotonic()
-        for at in range(0, len(texts), chunk):
-            found = run(
-                translator,
-                [pair for pair, _ in texts[at : at + chunk]],
-                method=METHODS[method],
-                batch_size=batch_size,
-            )
-            _write(found, [place for _, place in texts[at : at + chunk]], jsonl=format == "jsonl")
-            if time.monotonic() - said >= PROGRESS_SECONDS:
-                said = time.monotonic()
-                done = min(at + chunk, len(texts))
-                rate = done / (said - started)
-                err.print(f"align: {done:,} of {len(texts):,} pairs, {rate:,.0f} pairs/s")
+        _align_all(translator, texts, method=method, batch_size=batch_size, jsonl=format == "jsonl")
+
+
+def _align_all(
+    translator: Any, texts: list[Any], *, method: str, batch_size: int, jsonl: bool
+) -> None:
+    """Align the pairs chunk by chunk (big chunks sort into batches of like lengths), writing
+    each chunk's lines as it is done, and a progress line on stderr every 30 s."""
+    from ..align.aligner import align
+
+    chunk, started, said = batch_size * 64, time.monotonic(), time.monotonic()
+    for at in range(0, len(texts), chunk):
+        part = texts[at : at + chunk]
+        found = align(
+            translator, [pair for pair, _ in part], method=METHODS[method], batch_size=batch_size
+        )
+        _write(found, [place for _, place in part], jsonl=jsonl)
+        if time.monotonic() - said >= PROGRESS_SECONDS:
+            said, done = time.monotonic(), at + len(part)
+            rate = done / (said - started)
+            err.print(f"align: {done:,} of {len(texts):,} pairs, {rate:,.0f} pairs/s")
 
 
 def _write(found: list[Any], places: list[str], *, jsonl: bool) -> None:
