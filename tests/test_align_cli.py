@@ -171,20 +171,3 @@ def test_a_binary_input_and_a_model_without_attention_are_refused(tiny_model, ti
     assert binary.returncode == 2 and b"stdin: not text" in binary.stderr
     none = s2a("align", "-m", str(tiny_none_model), stdin=b"je mange\tI eat\n")
     assert none.returncode == 2 and b"no attention" in none.stderr
-
-
-def test_align_help_does_not_import_torch():
-    code = (
-        "import sys\n"
-        "from seq2attn_cli import cli\n"
-        "sys.argv = ['s2a', 'align', '--help']\n"
-        "try:\n"
-        "    cli.main()\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "print('torch' in sys.modules)\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
-    )
-    assert "--method" in result.stdout and result.stdout.strip().endswith("False")
