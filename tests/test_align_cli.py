@@ -171,3 +171,20 @@ def test_a_binary_input_and_a_model_without_attention_are_refused(tiny_model, ti
     assert binary.returncode == 2 and b"stdin: not text" in binary.stderr
     none = s2a("align", "-m", str(tiny_none_model), stdin=b"je mange\tI eat\n")
     assert none.returncode == 2 and b"no attention" in none.stderr
+
+
+def test_crlf_a_bom_control_characters_and_line_separators_keep_one_line_per_pair(tiny_model):
+    raw = (
+        "\ufeffje mange pain\tI eats bread\r\n"
+        "il\x00voit chat\the sees\x01cat\r\n"
+        "elle aime\u2028eau\tshe loves\u2028water\n"
+        "nous voit chien\twe sees dog"  # no final newline
+    ).encode()
+    result = s2a("align", "-m", str(tiny_model), stdin=raw)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.decode().split("\n")
+    assert len(lines) == 5 and lines[-1] == ""
+    for line, pair in zip(lines, raw.decode().split("\n"), strict=False):
+        src, tgt = pair.split("\t")
+        assert all(i < len(src.split()) and j < len(tgt.split()) for i, j in links(line))
+        assert links(line)
