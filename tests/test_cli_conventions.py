@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from seq2attn_cli.cli.app import app
 
 runner = CliRunner()
-COMMANDS = ["translate", "inspect", "evaluate", "train"]
+COMMANDS = ["translate", "inspect", "evaluate", "train", "align"]
 README = Path(__file__).parent.parent / "README.md"
 
 

@@ -148,7 +148,7 @@ def test_help_does_not_import_torch():
     code = (
         "import sys\n"
         "from seq2attn_cli import cli\n"
-        "for argv in (['s2a', '--help'], ['s2a', 'translate', '--help']):\n"
+        "for argv in (['s2a', '--help'], ['s2a', 'translate', '--help'], ['s2a', 'align', '-h']):\n"
         "    sys.argv = argv\n"
         "    try:\n"
         "        cli.main()\n"

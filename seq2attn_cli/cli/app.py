@@ -1,5 +1,5 @@
 """The s2a command line: the Typer app and its commands, one module each (train, translate,
-evaluate, inspect, serve; common.py holds what they share).
+align, evaluate, inspect, serve; common.py holds what they share).
 Commands parse, call the core, print. Torch is imported inside commands only, so
 `s2a --help` stays fast."""
 
@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from .align import align
 from .common import Command, Group, stopped_by
 from .evaluate import evaluate
 from .inspect import inspect
@@ -47,7 +48,14 @@ def _group(
     """s2a: train, run and look inside an RNN encoder-decoder translator with attention."""
 
 
-for command in (train, translate, evaluate, inspect, serve):  # the order --help lists them in
+for command in (
+    train,
+    translate,
+    align,
+    evaluate,
+    inspect,
+    serve,
+):  # the order --help lists them in
     app.command(cls=Command)(command)
 
 

@@ -127,15 +127,15 @@ class Pipeline:
             return [whole]
 
         def count(part: str) -> int:
-            return len(whole.ids) if part == text else len(self._encode(part))
+            return len(whole.ids) if part == text else len(self.encode(part))
 
         parts = self.cut.cut(text, count)
         if parts == [text]:
             return [whole]
-        return [Part(part, self._encode(part), _read(self.after, part)[1]) for part in parts]
+        return [Part(part, self.encode(part), _read(self.after, part)[1]) for part in parts]
 
-    def _encode(self, part: str) -> list[int]:
-        """The ids of one part as the rules after the cut read it."""
+    def encode(self, part: str) -> list[int]:
+        """The ids of a line or part as the rules after the cut read it."""
         return self.subwords.encode([_read(self.after, part)[0]])[0]
 
     def write_part(self, part: Part, best: Translation, others: list[Translation]) -> Translation:

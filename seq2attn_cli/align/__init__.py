@@ -1,0 +1,1 @@
+"""Word alignment of given translations: forced decoding, words as given, links, AER."""

@@ -1,0 +1,83 @@
+"""Given translations force-decoded in batches: what each decoding step attended to.
+
+The decoder is fed the given target, piece by piece (teacher forcing, as `s2a inspect
+--target` does for one sentence), and its attention over the source is kept: one row per
+step, the step that writes each target piece and then the step that writes </s>. Sentences
+are batched as translate batches them (decoding/search/batched.py): by attention width, which
+depends on a sentence's own length, so a pair's weights never depend on the pairs beside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from ..config import BOS, EOS, PAD
+from ..decoding.rules.clean import Cleaned
+from ..decoding.search.batched import FULL_WIDTH, padded, width
+from ..decoding.translator import Translator
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a pair as the model reads or writes it."""
+
+    pieces: list[str]  # its SentencePiece pieces, without </s>
+    ids: list[int]  # their SentencePiece ids
+    truncated: bool  # the line was longer than the model takes and was cut
+
+
+def read(translator: Translator, texts: list[str]) -> list[Side]:
+    """Lines as `translate` reads them (cleaned, URLs as the word URL, letters folded), whole:
+    a line long enough to be translated in parts is force-decoded in one piece."""
+    sides = []
+    for line in translator.rules.read(texts):
+        if len(line.parts) == 1:
+            ids = line.parts[0].ids
+        else:
+            ids = translator.rules.encode(" ".join(part.text for part in line.parts))
+        truncated = any(isinstance(memo, Cleaned) and memo.truncated for memo in line.memos)
+        sides.append(Side(translator.subwords.pieces(ids), ids, truncated))
+    return sides
+
+
+def forced_batches(sizes: list[tuple[int, int]], batch_size: int) -> list[list[int]]:
+    """Pair indices in batches of one attention width each, by (source, target) length, with
+    `batch_size` pairs of up to FULL_WIDTH source pieces and proportionally fewer wider ones."""
+    order = sorted(range(len(sizes)), key=lambda i: (width(sizes[i][0]), sizes[i][1]))
+    out: list[list[int]] = []
+    for i in order:
+        room = max(1, batch_size * FULL_WIDTH // max(FULL_WIDTH, width(sizes[i][0])))
+        if not out or len(out[-1]) >= room or width(sizes[out[-1][0]][0]) != width(sizes[i][0]):
+            out.append([])
+        out[-1].append(i)
+    return out
+
+
+@torch.inference_mode()
+def forced_weights(
+    translator: Translator, src: list[list[int]], tgt: list[list[int]], *, batch_size: int
+) -> list[torch.Tensor]:
+    """For each pair of source and target ids, the attention weights of every step that
+    writes the target: (len(tgt) + 1, len(src) + 1), the last row and column </s>."""
+    model, device = translator.model, translator.device
+    to_index = {p: i for i, p in enumerate(translator.tgt_pieces)}
+    out: list[torch.Tensor | None] = [None] * len(src)
+    sizes = [(len(s) + 1, len(t) + 1) for s, t in zip(src, tgt, strict=True)]
+    for index in forced_batches(sizes, batch_size):
+        lengths = torch.tensor([sizes[i][0] for i in index], device=device)
+        src_batch = torch.full((len(index), int(lengths.max())), PAD, device=device)
+        tgt_in = torch.full((len(index), max(sizes[i][1] for i in index)), PAD, device=device)
+        for r, i in enumerate(index):
+            src_batch[r, : sizes[i][0]] = torch.tensor(src[i] + [EOS], device=device)
+            # pieces the model cannot write are fed as <unk>, as `inspect --target` feeds them
+            fed = [BOS] + [to_index.get(p, 1) for p in tgt[i]]
+            tgt_in[r, : len(fed)] = torch.tensor(fed, device=device)
+        encoded = padded(model.encode(src_batch, lengths), width(int(lengths.max())))
+        decoder = model.decoder
+        # weights: (batch, tgt_len + 1, width)
+        _, _, weights, _ = decoder.run(tgt_in, encoded.init, encoded.states, encoded.mask)
+        for r, i in enumerate(index):
+            out[i] = weights[r, : sizes[i][1], : sizes[i][0]].float().cpu()
+    return out  # type: ignore[return-value]

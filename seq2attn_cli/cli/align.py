@@ -1,0 +1,182 @@
+"""`s2a align`: word alignments for translations that already exist, as fast_align and
+eflomal write them: one Pharaoh line per pair (or JSONL with the word-level attention)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from ..align.methods import DEFAULT, METHODS
+from ..config import DECODE
+from .common import (
+    BatchSize,
+    Debug,
+    Device,
+    ModelDir,
+    Quantize,
+    Threads,
+    err,
+    fail,
+    handled,
+    model_dir,
+    setup_torch,
+)
+
+PROGRESS_SECONDS = 30  # a progress line on stderr this often
+
+
+def align(
+    pairs: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="PAIRS", help="source<TAB>target, one pair a line; none or -: stdin."
+        ),
+    ] = None,
+    src: Annotated[
+        Path | None, typer.Option("--src", help="The source sentences, one a line (with --tgt).")
+    ] = None,
+    tgt: Annotated[
+        Path | None, typer.Option("--tgt", help="Their translations, one a line (with --src).")
+    ] = None,
+    src_col: Annotated[int, typer.Option(min=1, help="PAIRS column of the source.")] = 1,
+    tgt_col: Annotated[int, typer.Option(min=1, help="PAIRS column of the target.")] = 2,
+    method: Annotated[
+        str,
+        typer.Option(
+            help="How links are read off the attention: " + " | ".join(METHODS) + ".",
+            autocompletion=lambda: list(METHODS),
+        ),
+    ] = DEFAULT,
+    format: Annotated[
+        str, typer.Option("--format", help="text | jsonl", autocompletion=lambda: ["text", "jsonl"])
+    ] = "text",
+    model: ModelDir = None,
+    batch_size: BatchSize = DECODE.batch_size,
+    quantize: Quantize = DECODE.quantize,
+    device: Device = "auto",
+    threads: Threads = 0,
+    debug: Debug = False,
+) -> None:
+    """Word alignments of sentence pairs: one Pharaoh line (source-target word indices, from
+    0, of the words as given) per pair."""
+    if format not in ("text", "jsonl"):
+        fail(f"--format must be text or jsonl (one JSON object a line), not {format!r}")
+    if method not in METHODS:
+        fail(f"--method must be one of {', '.join(METHODS)}, not {method!r}")
+    if (src is None) != (tgt is None):
+        fail("--src and --tgt go together: the source sentences and their translations")
+    if src is not None and pairs is not None:
+        fail(f"give PAIRS ({pairs}) or --src and --tgt, not both")
+    if src is not None and str(src) == str(tgt) == "-":
+        fail("--src and --tgt cannot both be stdin")
+    with handled(debug):
+        directory = model_dir(model)
+        if src is not None and tgt is not None:
+            texts = _two_files(src, tgt)
+        else:
+            texts = _pairs(pairs, src_col=src_col, tgt_col=tgt_col)
+        torch_device = setup_torch(device, threads)
+        from ..decoding.translator import Translator
+
+        translator = Translator.load(directory, device=torch_device, quantized=quantize)
+        _align_all(translator, texts, method=method, batch_size=batch_size, jsonl=format == "jsonl")
+
+
+def _align_all(
+    translator: Any, texts: list[Any], *, method: str, batch_size: int, jsonl: bool
+) -> None:
+    """Align the pairs chunk by chunk (big chunks sort into batches of like lengths), writing
+    each chunk's lines as it is done, and a progress line on stderr every 30 s."""
+    from ..align.aligner import align
+
+    chunk, started, said = batch_size * 64, time.monotonic(), time.monotonic()
+    for at in range(0, len(texts), chunk):
+        part = texts[at : at + chunk]
+        found = align(
+            translator, [pair for pair, _ in part], method=METHODS[method], batch_size=batch_size
+        )
+        _write(found, [place for _, place in part], jsonl=jsonl)
+        if time.monotonic() - said >= PROGRESS_SECONDS:
+            said, done = time.monotonic(), at + len(part)
+            rate = done / (said - started)
+            err.print(f"align: {done:,} of {len(texts):,} pairs, {rate:,.0f} pairs/s")
+
+
+def _write(found: list[Any], places: list[str], *, jsonl: bool) -> None:
+    """One line per pair on stdout; a pair cut to the model's length is named on stderr."""
+    import json
+
+    for alignment, place in zip(found, places, strict=True):
+        if alignment.truncated:
+            err.print(
+                f"[yellow]warning:[/] {escape(place)}: longer than the model takes; the words "
+                "past its limit are not aligned",
+                soft_wrap=True,
+            )
+        if jsonl:
+            sys.stdout.write(json.dumps(alignment.as_dict(), ensure_ascii=False) + "\n")
+        else:
+            sys.stdout.write(alignment.pharaoh() + "\n")
+    sys.stdout.flush()
+
+
+def _read(path: Path | None, option: str) -> tuple[str, list[str]]:
+    """A file's (or stdin's) name and its lines, as text; one it cannot read: one error line."""
+    from ..data.streams import decoded, not_text
+
+    name = "stdin" if path is None or str(path) == "-" else str(path)
+    try:
+        data = sys.stdin.buffer.read() if name == "stdin" else path.read_bytes()  # type: ignore[union-attr]
+    except IsADirectoryError:
+        fail(f"{option}{name}: is a directory")
+    except OSError as error:
+        fail(f"{option}{name}: {error.strerror or error}")
+    if problem := not_text([data[: 1 << 16]]):
+        fail(f"{name}: {problem}")
+    text, problem = decoded(data)
+    if problem:
+        err.print(f"[yellow]warning:[/] {escape(name)}: {problem}", soft_wrap=True)
+    lines = text.split("\n")
+    if lines[-1] == "":  # the newline that ends the last line starts no line of its own
+        lines.pop()
+    return name, lines
+
+
+def _pairs(path: Path | None, *, src_col: int, tgt_col: int) -> list[tuple[tuple[str, str], str]]:
+    """The pairs of a tab-separated file (or stdin), each with its place for messages; a blank
+    line is a pair of empty sentences, a line without the columns is an error."""
+    name, lines = _read(path, "")
+    out = []
+    for n, line in enumerate(lines, 1):
+        columns = line.split("\t")
+        if not line.strip():
+            out.append((("", ""), f"{name}: line {n}"))
+            continue
+        if len(columns) < max(src_col, tgt_col):  # an error (--debug: its traceback)
+            raise ValueError(
+                f"{name}: line {n}: {len(columns)} column{'s' * (len(columns) != 1)}, "
+                f"expected source<TAB>target (columns {src_col} and {tgt_col}): "
+                f"{line[:60]!r}"
+            )
+        out.append(((columns[src_col - 1], columns[tgt_col - 1]), f"{name}: line {n}"))
+    return out
+
+
+def _two_files(src: Path, tgt: Path) -> list[tuple[tuple[str, str], str]]:
+    """The pairs of two files of one sentence a line, which must have as many lines."""
+    src_name, sources = _read(src, "--src ")
+    tgt_name, targets = _read(tgt, "--tgt ")
+    if len(sources) != len(targets):
+        raise ValueError(
+            f"--src {src_name} has {len(sources):,} lines and --tgt {tgt_name} "
+            f"{len(targets):,}: a translation for every sentence, one a line"
+        )
+    return [
+        ((s, t), f"{src_name}, {tgt_name}: line {n}")
+        for n, (s, t) in enumerate(zip(sources, targets, strict=True), 1)
+    ]
