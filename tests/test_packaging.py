@@ -47,6 +47,12 @@ def test_the_wheel_ships_the_embedded_model_and_nothing_else_from_models(wheel):
     assert not (ROOT / "seq2attn_cli" / "models").exists()  # no symlink in the checkout
 
 
+def test_the_wheel_ships_every_module_of_the_package(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / "seq2attn_cli").rglob("*.py")}
+    assert modules - names == set()  # e.g. a new folder missing from pyproject's packages
+
+
 def test_an_installed_wheel_translates_from_another_directory(wheel, tmp_path):
     site, elsewhere = tmp_path / "site", tmp_path / "elsewhere"
     elsewhere.mkdir()
