@@ -67,6 +67,12 @@ def translate(
     format: Annotated[
         str, typer.Option("--format", help="text | jsonl", autocompletion=lambda: ["text", "jsonl"])
     ] = "text",
+    glossary: Annotated[
+        Path | None,
+        typer.Option(
+            help="French term<TAB>English term a line: each term written as that English.",
+        ),
+    ] = None,
     quantize: Quantize = DECODE.quantize,
     device: Device = "auto",
     threads: SearchThreads = 0,
@@ -89,12 +95,13 @@ def translate(
         fail("--format jsonl, --align and --heatmap are for lines; a document comes out whole")
     if document is not None and texts:
         fail("--input-format is for --input (a file, or - for stdin), not sentences")
+    terms = _glossary(glossary)
     with handled(debug):
         if document is not None:
             source = _read_document(input)
             translator = _load(model, device, threads, quantize)
             name = "stdin" if input is None or str(input) == "-" else str(input)
-            _write_document(translator, source, document, beam=beam, name=name)
+            _write_document(translator, source, document, beam=beam, name=name, glossary=terms)
             return
         stream = _open_input(input) if input is not None and str(input) != "-" else None
         translator = _load(model, device, threads, quantize)
@@ -103,7 +110,7 @@ def translate(
 
         def emit(lines: list[str], line_no: int) -> None:
             _write(
-                translator.translate(lines, beam=beam, batch_size=batch_size),
+                translator.translate(lines, beam=beam, batch_size=batch_size, glossary=terms),
                 places=[_place(name, line_no + offset) for offset in range(len(lines))],
                 unknown=translator.unreadable,
                 jsonl=format == "jsonl",
@@ -188,13 +195,31 @@ def _load(model: Path | None, device: str, threads: int, quantize: bool) -> Any:
     return load_translator(model_dir(model), device=device, threads=threads, quantize=quantize)
 
 
-def _write_document(translator: Any, text: str, format: str, *, beam: int, name: str) -> None:
+def _glossary(path: Path | None) -> dict[str, str] | None:
+    """The glossary file's terms, checked before any work; a bad one: one line, exit 2."""
+    if path is None:
+        return None
+    from ..decoding.rules.glossary import read_glossary
+    from ..errors import GlossaryError
+
+    try:
+        return read_glossary(path)
+    except GlossaryError as error:
+        fail(f"--glossary: {error}")
+    return None
+
+
+def _write_document(
+    translator: Any, text: str, format: str, *, beam: int, name: str, glossary: Any
+) -> None:
     """A document translated to stdout, warnings as for lines; one it cannot read: one line."""
     from ..documents import translated, unreadable
     from ..errors import DocumentError
 
     try:
-        document, sentences = translated(translator, text, format=format, beam=beam)
+        document, sentences = translated(
+            translator, text, format=format, beam=beam, glossary=glossary
+        )
     except DocumentError as error:
         fail(f"{name}: {error}")
     for note in unreadable(text, format=format):
