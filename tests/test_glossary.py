@@ -136,3 +136,17 @@ def test_serve_takes_a_glossary_field(tiny_model):
         for bad, says in (({"chat": ""}, "empty term"), (["chat"], "must be an object")):
             refused = client.post("/translate", json={**asked, "glossary": bad})
             assert refused.status_code == 400 and says in refused.json()["error"]
+
+
+def test_inspect_names_the_glossary_among_the_changes(tmp_path, shipped, model_writes):
+    from seq2attn_cli.decoding.explain.inspection import inspect_sentence
+
+    model_writes("I eat a Zorg.")
+    seen = inspect_sentence(shipped, "Je mange une pomme.", beam=1, glossary=TERMS)
+    assert seen.translation.text == "I eat an apple."
+    assert "wrote each glossary term as the glossary's English" in seen.changes
+    plain = inspect_sentence(shipped, "Je mange une pomme.", beam=1)
+    assert not any("glossary" in change for change in plain.changes)
+    path = write(tmp_path, "pomme\tapple\n")
+    result = CliRunner().invoke(app, ["inspect", "--glossary", str(path)])
+    assert result.exit_code == 2 and "needs a sentence" in result.stderr

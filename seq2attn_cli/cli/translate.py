@@ -26,6 +26,7 @@ from .common import (
     StdoutConsole,
     err,
     fail,
+    glossary_terms,
     handled,
     load_translator,
     model_dir,
@@ -95,7 +96,7 @@ def translate(
         fail("--format jsonl, --align and --heatmap are for lines; a document comes out whole")
     if document is not None and texts:
         fail("--input-format is for --input (a file, or - for stdin), not sentences")
-    terms = _glossary(glossary)
+    terms = glossary_terms(glossary)
     with handled(debug):
         if document is not None:
             source = _read_document(input)
@@ -193,20 +194,6 @@ def _read_document(path: Path | None) -> str:
 def _load(model: Path | None, device: str, threads: int, quantize: bool) -> Any:
     """The translator, on the device asked for."""
     return load_translator(model_dir(model), device=device, threads=threads, quantize=quantize)
-
-
-def _glossary(path: Path | None) -> dict[str, str] | None:
-    """The glossary file's terms, checked before any work; a bad one: one line, exit 2."""
-    if path is None:
-        return None
-    from ..decoding.rules.glossary import read_glossary
-    from ..errors import GlossaryError
-
-    try:
-        return read_glossary(path)
-    except GlossaryError as error:
-        fail(f"--glossary: {error}")
-    return None
 
 
 def _write_document(

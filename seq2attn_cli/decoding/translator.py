@@ -118,9 +118,7 @@ class Translator:
             )
         if beam < 1 or batch_size < 1:
             raise ValueError(f"beam and batch_size must be at least 1, not {beam} and {batch_size}")
-        rules = self.rules
-        if glossary:
-            rules = Pipeline(setting=dataclasses.replace(self.setting, glossary=glossary))
+        rules = self.pipeline(glossary)
         lines = rules.read(list(texts))
         todo = [(n, part) for n, line in enumerate(lines) for part in line.parts]
         todo = [(n, part) for n, part in todo if self._readable(part.ids)]
@@ -135,6 +133,12 @@ class Translator:
         for (n, part), hyp in zip(todo, hyps, strict=True):
             done[n].append(rules.write_part(part, *self.searched(part.ids, hyp)))
         return [rules.write(line, found) for line, found in zip(lines, done, strict=True)]
+
+    def pipeline(self, glossary: Mapping[str, str] | None = None) -> Pipeline:
+        """The rules around the search (rules/pipeline.py), with the glossary's if one is given."""
+        if not glossary:
+            return self.rules
+        return Pipeline(setting=dataclasses.replace(self.setting, glossary=glossary))
 
     def _readable(self, ids: list[int]) -> bool:
         """Whether source pieces hold a letter or digit the model knows (not <unk>, U+FFFD)."""
