@@ -3,12 +3,14 @@ the term's English, and BLEU, with and without the glossary (decoding/rules/glos
 
     .venv/bin/python bench/glossary.py [--model DIR] [--beam 5] [--sentences 200]
         [--data /work/data/q/newstest2012-rest.tsv /work/data/q/multi30k-val.tsv]
+        [--stand-ins Zorg Kappa]
 
 The glossary is made here from the data: the candidate terms below that occur (whole words,
 any case) in at least two lines of the data whose reference holds the English, at most
 --terms of them; the sentences are the first lines of the data holding one of its terms, each
 term's English in their reference. A sentence counts as kept when its output holds the
-English of every glossary term of its source (whole words, any case).
+English of every glossary term of its source (whole words, any case). `--stand-ins` measures
+other words in the terms' place than the rule's own (glossary.STAND_IN), the first printed.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import sacrebleu
 
+from seq2attn_cli.decoding.rules import glossary as rule
 from seq2attn_cli.decoding.translator import Translator
 
 DATA = ["/work/data/q/newstest2012-rest.tsv", "/work/data/q/multi30k-val.tsv"]
@@ -80,6 +83,13 @@ def kept(outputs: Iterable[str], lines: list) -> tuple[int, int]:
     return sentences, terms
 
 
+def with_word(word: str) -> None:
+    """The glossary rule with `word` in the terms' place."""
+    rule.STAND_IN = word
+    rule.ARTICLE = re.compile(rf"(?:\b(an?|An?) )?\b{re.escape(word)}\b")
+    rule.LEFT_OVER = re.compile(rf" ?\b{re.escape(word)}\w*")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=None, help="model directory (default: embedded)")
@@ -88,6 +98,7 @@ def main() -> None:
     parser.add_argument("--terms", type=int, default=60)
     parser.add_argument("--data", nargs="+", default=DATA)
     parser.add_argument("--show", type=int, default=8, help="lines printed both ways")
+    parser.add_argument("--stand-ins", nargs="+", default=[rule.STAND_IN])
     args = parser.parse_args()
     pairs = []
     for path in args.data:
@@ -96,16 +107,20 @@ def main() -> None:
     glossary, lines = chosen(pairs, args.terms, args.sentences)
     translator = Translator.load(args.model)
     sources, refs = [src for src, _, _ in lines], [ref for _, ref, _ in lines]
-    plain = [t.text for t in translator.translate(sources, beam=args.beam)]
-    glossed = [t.text for t in translator.translate(sources, beam=args.beam, glossary=glossary)]
+    runs = {"without": [t.text for t in translator.translate(sources, beam=args.beam)]}
+    for word in args.stand_ins:
+        with_word(word)
+        done = translator.translate(sources, beam=args.beam, glossary=glossary)
+        runs[f"with ({word})"] = [t.text for t in done]
+    plain, glossed = runs["without"], runs[f"with ({args.stand_ins[0]})"]
     wanted = sum(len(terms) for _, _, terms in lines)
     print(f"{len(glossary)} terms: {glossary}")
     print(f"{len(lines)} sentences, {wanted} terms in them; beam {args.beam}")
-    for name, outputs in (("without", plain), ("with", glossed)):
+    for name, outputs in runs.items():
         sentences, terms = kept(outputs, lines)
         bleu = sacrebleu.corpus_bleu(outputs, [refs]).score
         print(
-            f"{name:>7} the glossary: all terms kept in {sentences}/{len(lines)} sentences "
+            f"{name:>14} the glossary: all terms kept in {sentences}/{len(lines)} sentences "
             f"({sentences / len(lines):.1%}), {terms}/{wanted} terms; BLEU {bleu:.2f}"
         )
     for src, a, b in list(zip(sources, plain, glossed, strict=True))[: args.show]:

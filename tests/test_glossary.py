@@ -34,11 +34,11 @@ def read(shipped: Translator, text: str) -> str:
 @pytest.mark.parametrize(
     ("line", "read_as"),
     [
-        ("la Banque centrale européenne et la banque", "la Zorg et la Zorg"),  # longest first
-        ("LA BANQUE, la Banque.", "LA Zorg, la Zorg."),  # any case, punctuation around
+        ("la Banque centrale européenne et la banque", "la Kappa et la Kappa"),  # longest first
+        ("LA BANQUE, la Banque.", "LA Kappa, la Kappa."),  # any case, punctuation around
         ("les pommes du pommier", "les pommes du pommier"),  # whole words only
-        ("(pomme) «parapluie»", '(Zorg) " Zorg"'),  # brackets and quotes
-        ("la Banque  centrale européenne", "la Zorg"),  # any spaces inside a term
+        ("(pomme) «parapluie»", '(Kappa) " Kappa"'),  # brackets and quotes
+        ("la Banque  centrale européenne", "la Kappa"),  # any spaces inside a term
     ],
 )
 def test_terms_are_read_whole_longest_first_in_any_case(shipped, line, read_as):
@@ -46,25 +46,31 @@ def test_terms_are_read_whole_longest_first_in_any_case(shipped, line, read_as):
 
 
 def test_each_term_is_written_back_as_the_glossary_says_in_order(shipped, model_writes):
-    model_writes("The Zorg lends to a Zorg and a Zorg.")
+    model_writes("The Kappa lends to a Kappa and a Kappa.")
     t = shipped.translate("La banque prête à une pomme et un parapluie.", glossary=TERMS)
     assert t.text == "The bank lends to an apple and a brolly."  # a/an set by the English
-    assert "glossary" in t.changed_by and "Zorg" not in t.dropped
+    assert "glossary" in t.changed_by and "Kappa" not in t.dropped
 
 
 def test_a_term_the_model_lost_follows_the_word_attending_to_it(shipped, model_writes):
     model_writes("I saw it.")
     t = shipped.translate("J'ai vu la pomme.", glossary=TERMS)
-    assert t.text.count("apple") == 1 and "Zorg" not in t.text
+    assert t.text.count("apple") == 1 and "Kappa" not in t.text
+
+
+def test_a_stand_in_written_twice_is_not_left_in_the_text(shipped, model_writes):
+    model_writes("I saw the Kappa and Kappas.")
+    t = shipped.translate("J'ai vu la pomme.", glossary=TERMS)
+    assert t.text.count("apple") == 1 and "Kappa" not in t.text and "  " not in t.text
 
 
 def test_no_glossary_changes_nothing(shipped, model_writes):
-    model_writes("The Zorg is here.")
+    model_writes("The Kappa is here.")
     for glossary in (None, {}):
         t = shipped.translate("La pomme est ici.", glossary=glossary)
-        assert t.text == "The Zorg is here." and "glossary" not in t.changed_by
+        assert t.text == "The Kappa is here." and "glossary" not in t.changed_by
     no_term = shipped.translate("Il est ici.", glossary=TERMS)
-    assert no_term.text == "The Zorg is here." and "glossary" not in no_term.changed_by
+    assert no_term.text == "The Kappa is here." and "glossary" not in no_term.changed_by
 
 
 def test_the_api_refuses_a_bad_glossary():
@@ -141,7 +147,7 @@ def test_serve_takes_a_glossary_field(tiny_model):
 def test_inspect_names_the_glossary_among_the_changes(tmp_path, shipped, model_writes):
     from seq2attn_cli.decoding.explain.inspection import inspect_sentence
 
-    model_writes("I eat a Zorg.")
+    model_writes("I eat a Kappa.")
     seen = inspect_sentence(shipped, "Je mange une pomme.", beam=1, glossary=TERMS)
     assert seen.translation.text == "I eat an apple."
     assert "wrote each glossary term as the glossary's English" in seen.changes
