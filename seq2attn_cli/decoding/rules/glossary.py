@@ -10,7 +10,7 @@ model). An "a"/"an" the model wrote before the stand-in is set by the English wr
 What the model reads in a term's place (the embedded model, beam 5): on 40 news sentences with
 one noun replaced, Zorg was copied once in 35, Kappa in 32, URL in 31, X in 25; on the 200 of
 bench/glossary.py, every term was written either way, and BLEU fell least with Kappa (20.55 ->
-19.75; Zorg 19.03, Smith 18.82, XYZ 16.95): the model reads it as a name, and drops the article.
+19.74; Zorg 19.03, Smith 18.82, XYZ 16.95): the model reads it as a name, and drops the article.
 """
 
 from __future__ import annotations
