@@ -34,5 +34,9 @@ class ModelError(ValueError):
     """A model directory that cannot be used; the message names the file."""
 
 
+class GlossaryError(ValueError):
+    """A glossary that cannot be used; the message names the file and line, or the term."""
+
+
 class DocumentError(ValueError):
     """A document (HTML, Markdown, subtitles) that cannot be translated at all."""

@@ -196,6 +196,20 @@ def handled(debug: bool):
         fail(f"unexpected {type(error).__name__}: {error} (--debug shows the traceback)")
 
 
+def glossary_terms(path: Path | None) -> dict[str, str] | None:
+    """A --glossary file's terms, checked before any work; a bad one: one line, exit 2."""
+    if path is None:
+        return None
+    from ..decoding.rules.glossary import read_glossary
+    from ..errors import GlossaryError
+
+    try:
+        return read_glossary(path)
+    except GlossaryError as error:
+        fail(f"--glossary: {error}")
+    return None
+
+
 def load_translator(directory: Path, *, device: str, threads: int, quantize: bool) -> Any:
     """The translator on the device asked for; on a CPU, `threads` batches side by side."""
     torch_device = setup_torch(device, threads)

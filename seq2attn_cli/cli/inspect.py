@@ -23,6 +23,7 @@ from .common import (
     check_output,
     err,
     fail,
+    glossary_terms,
     handled,
     load_translator,
     model_dir,
@@ -45,6 +46,9 @@ def inspect(
     save: Annotated[
         Path | None, typer.Option(help="Also write the picture as .svg or .html.")
     ] = None,
+    glossary: Annotated[
+        Path | None, typer.Option(help="French term<TAB>English term a line, as translate's.")
+    ] = None,
     device: Device = "auto",
     threads: SearchThreads = 0,
     debug: Debug = False,
@@ -62,6 +66,9 @@ def inspect(
         fail(f"--save: {save} must end in .svg or .html")
     if save:
         check_output(save, "--save")
+    if glossary is not None and text is None:
+        fail("--glossary needs a sentence: s2a inspect TEXT --glossary FILE")
+    terms = glossary_terms(glossary)
     with handled(debug):
         directory = model_dir(model)
         if history:
@@ -73,6 +80,7 @@ def inspect(
             view = _card(directory, threads=threads)
         else:
             options = dict(beam=beam, quantize=quantize, device=device, threads=threads)
+            options["glossary"] = terms
             view = _sentence(directory, text, target=target, steps=steps, pieces=pieces, **options)
         console = StdoutConsole()
         console.print(view(color=use_color(console), width=console.width))
@@ -105,13 +113,14 @@ def _sentence(
     quantize: bool,
     device: str,
     threads: int,
+    glossary: Any,
 ) -> Callable[..., Any]:
     """The view of one sentence, decoded as `s2a translate` decodes it with the same flags."""
     from ..decoding.explain.inspection import inspect_sentence
     from ..views.renderables import sentence_view
 
     translator = load_translator(directory, device=device, threads=threads, quantize=quantize)
-    seen = inspect_sentence(translator, text, target=target, beam=beam)
+    seen = inspect_sentence(translator, text, target=target, beam=beam, glossary=glossary)
     search = "greedy" if beam == 1 else f"beam {beam}"
     int8 = quantize and translator.device.type == "cpu"
     label = f"translation ({search}, {'int8' if int8 else 'float32'})"

@@ -26,6 +26,7 @@ from .common import (
     StdoutConsole,
     err,
     fail,
+    glossary_terms,
     handled,
     load_translator,
     model_dir,
@@ -67,6 +68,12 @@ def translate(
     format: Annotated[
         str, typer.Option("--format", help="text | jsonl", autocompletion=lambda: ["text", "jsonl"])
     ] = "text",
+    glossary: Annotated[
+        Path | None,
+        typer.Option(
+            help="French term<TAB>English term a line: each term written as that English.",
+        ),
+    ] = None,
     quantize: Quantize = DECODE.quantize,
     device: Device = "auto",
     threads: SearchThreads = 0,
@@ -89,12 +96,13 @@ def translate(
         fail("--format jsonl, --align and --heatmap are for lines; a document comes out whole")
     if document is not None and texts:
         fail("--input-format is for --input (a file, or - for stdin), not sentences")
+    terms = glossary_terms(glossary)
     with handled(debug):
         if document is not None:
             source = _read_document(input)
             translator = _load(model, device, threads, quantize)
             name = "stdin" if input is None or str(input) == "-" else str(input)
-            _write_document(translator, source, document, beam=beam, name=name)
+            _write_document(translator, source, document, beam=beam, name=name, glossary=terms)
             return
         stream = _open_input(input) if input is not None and str(input) != "-" else None
         translator = _load(model, device, threads, quantize)
@@ -103,7 +111,7 @@ def translate(
 
         def emit(lines: list[str], line_no: int) -> None:
             _write(
-                translator.translate(lines, beam=beam, batch_size=batch_size),
+                translator.translate(lines, beam=beam, batch_size=batch_size, glossary=terms),
                 places=[_place(name, line_no + offset) for offset in range(len(lines))],
                 unknown=translator.unreadable,
                 jsonl=format == "jsonl",
@@ -188,13 +196,17 @@ def _load(model: Path | None, device: str, threads: int, quantize: bool) -> Any:
     return load_translator(model_dir(model), device=device, threads=threads, quantize=quantize)
 
 
-def _write_document(translator: Any, text: str, format: str, *, beam: int, name: str) -> None:
+def _write_document(
+    translator: Any, text: str, format: str, *, beam: int, name: str, glossary: Any
+) -> None:
     """A document translated to stdout, warnings as for lines; one it cannot read: one line."""
     from ..documents import translated, unreadable
     from ..errors import DocumentError
 
     try:
-        document, sentences = translated(translator, text, format=format, beam=beam)
+        document, sentences = translated(
+            translator, text, format=format, beam=beam, glossary=glossary
+        )
     except DocumentError as error:
         fail(f"{name}: {error}")
     for note in unreadable(text, format=format):

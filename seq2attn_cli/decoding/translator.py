@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
 
@@ -79,10 +80,22 @@ class Translator:
         return self.subwords.unknown(fold(outside(text), self.subwords.knows)[0])
 
     @overload
-    def translate(self, texts: str, *, beam: int = ..., batch_size: int = ...) -> Translation: ...
+    def translate(
+        self,
+        texts: str,
+        *,
+        beam: int = ...,
+        batch_size: int = ...,
+        glossary: Mapping[str, str] | None = ...,
+    ) -> Translation: ...
     @overload
     def translate(
-        self, texts: Sequence[str], *, beam: int = ..., batch_size: int = ...
+        self,
+        texts: Sequence[str],
+        *,
+        beam: int = ...,
+        batch_size: int = ...,
+        glossary: Mapping[str, str] | None = ...,
     ) -> list[Translation]: ...
     def translate(
         self,
@@ -90,20 +103,23 @@ class Translator:
         *,
         beam: int = DECODE.beam,
         batch_size: int = DECODE.batch_size,
+        glossary: Mapping[str, str] | None = None,
     ) -> Translation | list[Translation]:
         """Translate one sentence (a str) or each of a list of them; blank gives empty.
 
-        A sentence's translation never depends on the others translated with it.
+        A sentence's translation never depends on the others translated with it. `glossary`:
+        French term -> English, written as given (rules/glossary.py; GlossaryError if bad).
         """
         if isinstance(texts, str):
-            return self.translate([texts], beam=beam, batch_size=batch_size)[0]
+            return self.translate([texts], beam=beam, batch_size=batch_size, glossary=glossary)[0]
         if not isinstance(texts, Sequence) or not all(isinstance(t, str) for t in texts):
             raise TypeError(
                 f"translate() takes a str (one sentence) or a list of str, not {_describe(texts)}"
             )
         if beam < 1 or batch_size < 1:
             raise ValueError(f"beam and batch_size must be at least 1, not {beam} and {batch_size}")
-        lines = self.rules.read(list(texts))
+        rules = self.pipeline(glossary)
+        lines = rules.read(list(texts))
         todo = [(n, part) for n, line in enumerate(lines) for part in line.parts]
         todo = [(n, part) for n, part in todo if self._readable(part.ids)]
         hyps = translate_ids(
@@ -115,8 +131,14 @@ class Translator:
         )
         done: list[list[Translation]] = [[] for _ in lines]
         for (n, part), hyp in zip(todo, hyps, strict=True):
-            done[n].append(self.rules.write_part(part, *self.searched(part.ids, hyp)))
-        return [self.rules.write(line, found) for line, found in zip(lines, done, strict=True)]
+            done[n].append(rules.write_part(part, *self.searched(part.ids, hyp)))
+        return [rules.write(line, found) for line, found in zip(lines, done, strict=True)]
+
+    def pipeline(self, glossary: Mapping[str, str] | None = None) -> Pipeline:
+        """The rules around the search (rules/pipeline.py), with the glossary's if one is given."""
+        if not glossary:
+            return self.rules
+        return Pipeline(setting=dataclasses.replace(self.setting, glossary=glossary))
 
     def _readable(self, ids: list[int]) -> bool:
         """Whether source pieces hold a letter or digit the model knows (not <unk>, U+FFFD)."""

@@ -8,7 +8,7 @@ a document in one call and writes it back. Imports no torch: the translator is p
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,12 @@ def translate_document(translator: Any, text: str, *, format: str, beam: int = D
 
 
 def translated(
-    translator: Any, text: str, *, format: str, beam: int = DECODE.beam
+    translator: Any,
+    text: str,
+    *,
+    format: str,
+    beam: int = DECODE.beam,
+    glossary: Mapping[str, str] | None = None,
 ) -> tuple[str, list]:
     """A document translated, and each of its sentences' Translation (what it left out)."""
     if format not in READERS:
@@ -76,6 +81,6 @@ def translated(
     chunks = READERS[format](text)
     limit = getattr(translator, "max_chars", None)  # longer sentences: cut in parts
     wanted = list(dict.fromkeys(sources(chunks, limit)))
-    translations = translator.translate(wanted, beam=beam)
+    translations = translator.translate(wanted, beam=beam, glossary=glossary)
     done = dict(zip(wanted, translations, strict=True))
     return render(chunks, done, limit), translations

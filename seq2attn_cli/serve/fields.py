@@ -19,7 +19,7 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 
 TEXT_FIELDS = ("source", "target", "format", "api_key")
-FIELDS = {"q", "alternatives", "attention", *TEXT_FIELDS}
+FIELDS = {"q", "alternatives", "attention", "glossary", *TEXT_FIELDS}
 FILE_FIELDS = {"file", "source", "target", "api_key"}  # /translate_file's
 FORMATS = ("text", "html")  # what /translate's `format` may be, as LibreTranslate's
 
@@ -78,6 +78,7 @@ class Asked:
     format: str  # "text" or "html"
     alternatives: int  # how many next-best translations each text wants
     attention: bool
+    glossary: dict[str, str] | None = None  # beside LibreTranslate's: French term -> English
 
 
 async def read_fields(request: Request, body: bytes) -> dict[str, Any]:
@@ -219,7 +220,29 @@ def asked_of(fields: dict[str, Any], *, languages: tuple[str, str], beam: int) -
         format=form,
         alternatives=alternatives_of(fields.get("alternatives", 0), most=beam - 1),
         attention=attention in (True, "true", "1"),
+        glossary=glossary_of(fields.get("glossary")),
     )
+
+
+def glossary_of(value: Any) -> dict[str, str] | None:
+    """The "glossary" field: an object of French term -> English (in a form: as JSON)."""
+    from ..decoding.rules.glossary import terms_of
+    from ..errors import GlossaryError
+
+    if value is None or value == "" or value == {}:
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            value = None
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise Refused(400, 'Invalid request: glossary must be an object such as {"pomme": "apple"}')
+    try:
+        terms_of(value)
+    except GlossaryError as error:
+        raise Refused(400, f"Invalid request: {error}") from None
+    return value
 
 
 def alternatives_of(value: Any, *, most: int) -> int:

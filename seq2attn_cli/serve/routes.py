@@ -69,11 +69,11 @@ class Service:
         auto = asked.source == "auto"
         detected = await self.detected(texts, single=asked.single) if auto else None
         if asked.format == "html":
-            pages = [await self.document(text, "html") for text in texts]
+            pages = [await self.document(text, "html", asked.glossary) for text in texts]
             done, answers = [page for page, _ in pages], [sentences for _, sentences in pages]
             reply = reply_of(asked, done, [[] for _ in done], detected, None)
         else:
-            answers = await self.lines(texts)
+            answers = await self.lines(texts, asked.glossary)
             done = ["\n".join(t.text for t in answer) for answer in answers]
             others = [alternatives_of(answer, asked.alternatives) for answer in answers]
             attention = [[attention_of(t) for t in a] for a in answers] if asked.attention else None
@@ -145,25 +145,38 @@ class Service:
                 )
         return languages
 
-    async def lines(self, texts: list[str]) -> list[list[Translation]]:
-        """Each text's lines translated, in one batch for the whole request."""
+    async def lines(
+        self, texts: list[str], glossary: dict[str, str] | None = None
+    ) -> list[list[Translation]]:
+        """Each text's lines translated, in one batch for the whole request (with a glossary:
+        in the search thread, apart from other requests' lines)."""
         split = [text.split("\n") for text in texts]
         lines = [line for text in split for line in text]
         what = f"{sum(map(len, lines)):,} characters"
-        done = await self.timed(self.batcher.submit(lines), what)
+        if glossary:
+            loop, translator = asyncio.get_running_loop(), self.translator
+            work = loop.run_in_executor(
+                self.batcher.pool,
+                lambda: translator.translate(lines, beam=self.beam, glossary=glossary),
+            )
+        else:
+            work = self.batcher.submit(lines)
+        done = await self.timed(work, what)
         answers, start = [], 0
         for text in split:
             answers.append(done[start : start + len(text)])
             start += len(text)
         return answers
 
-    async def document(self, text: str, form: str) -> tuple[str, list[Any]]:
+    async def document(
+        self, text: str, form: str, glossary: dict[str, str] | None = None
+    ) -> tuple[str, list[Any]]:
         """A document (HTML, Markdown, subtitles) translated in the search thread, and its
         sentences' Translations."""
         from ..documents import translated
 
         def work() -> tuple[str, list[Any]]:
-            return translated(self.translator, text, format=form, beam=self.beam)
+            return translated(self.translator, text, format=form, beam=self.beam, glossary=glossary)
 
         loop = asyncio.get_running_loop()
         try:

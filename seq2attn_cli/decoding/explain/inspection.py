@@ -8,6 +8,7 @@ c_t, and [h_t; c_t] goes through the feed-forward layer to a distribution over p
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -48,10 +49,15 @@ class Inspection:
 
 
 def inspect_sentence(
-    translator: Translator, source: str, *, target: str | None = None, beam: int = DECODE.beam
+    translator: Translator,
+    source: str,
+    *,
+    target: str | None = None,
+    beam: int = DECODE.beam,
+    glossary: Mapping[str, str] | None = None,
 ) -> Inspection:
     """Translate `source` as `s2a translate` does (or force-decode `target`) and explain it."""
-    translation, steps = explain(translator, source, target, beam=beam)
+    translation, steps = explain(translator, source, target, beam=beam, glossary=glossary)
     diag: dict[str, Any] = {}
     if translation.has_attention:
         src, _, weights = translation.word_attention
@@ -63,13 +69,18 @@ def inspect_sentence(
         diagnostics=diag,
         forced=bool(target),
         model_text=translator.subwords.text(own),
-        changes=[] if target else translator.rules.said(translation.changed_by),
+        changes=[] if target else translator.pipeline(glossary).said(translation.changed_by),
     )
 
 
 @torch.inference_mode()
 def explain(
-    translator: Translator, source: str, target: str | None = None, *, beam: int = DECODE.beam
+    translator: Translator,
+    source: str,
+    target: str | None = None,
+    *,
+    beam: int = DECODE.beam,
+    glossary: Mapping[str, str] | None = None,
 ) -> tuple[Translation, list[Step]]:
     """Translate `source` as translate does (or force-decode `target`); record every step.
 
@@ -77,9 +88,9 @@ def explain(
     search went through for them, so the same weights up to rounding.
     """
     if target is None:  # the translation `s2a translate` gives, piece for piece
-        translation, src_ids, ids = chosen(translator, source, beam=beam)
+        translation, src_ids, ids = chosen(translator, source, beam=beam, glossary=glossary)
         return translation, steps_of(translator, teacher_force(translator, src_ids, ids), ids)
-    src_ids = _one_part(translator, source)
+    src_ids = _one_part(translator, source, glossary)
     rules = Pipeline(setting=translator.setting, names=FORCED)  # the target as the model reads it
     (line,) = rules.read([normalize(target)])
     ids = line.parts[0].ids
@@ -98,18 +109,24 @@ def explain(
 
 
 def chosen(
-    translator: Translator, source: str, *, beam: int = DECODE.beam
+    translator: Translator,
+    source: str,
+    *,
+    beam: int = DECODE.beam,
+    glossary: Mapping[str, str] | None = None,
 ) -> tuple[Translation, list[int], list[int]]:
     """`source` translated as translate does: (translation, source ids, chosen piece ids)."""
-    src_ids = _one_part(translator, source)
-    translation = translator.translate([source], beam=beam)[0]
+    src_ids = _one_part(translator, source, glossary)
+    translation = translator.translate([source], beam=beam, glossary=glossary)[0]
     own = translation.model_tokens or translation.tgt_tokens  # the pieces the search chose
     return translation, src_ids, [translator.subwords.sp.piece_to_id(p) for p in own[:-1]]
 
 
-def _one_part(translator: Translator, source: str) -> list[int]:
+def _one_part(
+    translator: Translator, source: str, glossary: Mapping[str, str] | None = None
+) -> list[int]:
     """The source ids of a line; a line translated in parts or empty is refused."""
-    (line,) = translator.rules.read([source])
+    (line,) = translator.pipeline(glossary).read([source])
     if len(line.parts) > 1:
         raise ValueError(
             f"too long to translate as one sentence: s2a translates it in {len(line.parts)} "

@@ -14,7 +14,7 @@ A new rule is one file and one line in RULES.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -24,6 +24,7 @@ from ..explain.confidence import Judge
 from ..translation import Translation, distinct
 from .articles import Articles
 from .clean import Clean
+from .glossary import Glossary
 from .letters import Letters
 from .parts import Parts
 from .quotes import Quotes
@@ -31,7 +32,7 @@ from .urls import Urls
 
 # In the order they read a line; translations are written back from the last to the first.
 # The confidence is judged where the letters are written back and the URLs not yet.
-RULES: tuple[Any, ...] = (Clean, Urls, Judge, Letters, Parts, Quotes, Articles)
+RULES: tuple[Any, ...] = (Clean, Urls, Glossary, Judge, Letters, Parts, Quotes, Articles)
 # validation scores what `s2a translate` writes from the ids the corpus was encoded to
 VALIDATION = ("quotes", "articles")
 # a target given to `s2a inspect --target`, read as the model would write it, and rated
@@ -43,7 +44,7 @@ SPELLING = ("quotes",)
 
 @dataclass(frozen=True, kw_only=True)
 class Setting:
-    """What the rules know of the model they are built for."""
+    """What the rules know of the model they are built for (and of the glossary asked for)."""
 
     subwords: Subwords
     languages: tuple[str | None, str | None]  # (source, target), as config.json has them
@@ -51,6 +52,7 @@ class Setting:
     max_chars: int  # the longest line it takes
     max_pieces: int  # the longest source in pieces it was trained on
     confidence: ConfidenceConfig = dataclasses.field(default_factory=ConfidenceConfig)
+    glossary: Mapping[str, str] | None = None  # French term -> English (rules/glossary.py)
 
 
 class Rule(Protocol):

@@ -53,20 +53,32 @@ class Hidden:
     # for each word URL in `text`, in order: the URL it stands for, or None for the line's own
     # word URL; empty when the line holds no URL
     kept: tuple[str | None, ...] = ()
+    word: str = PLACEHOLDER  # the stand-in (rules/glossary.py hides its terms behind another)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The stand-in as a whole word."""
+        return WORD if self.word == PLACEHOLDER else re.compile(rf"\b{re.escape(self.word)}\b")
 
 
 def hide(text: str) -> Hidden:
     """`text` with each URL and e-mail address read as the word URL."""
+    return stand_in(text, [(start, start + len(url), url) for start, url in found(text)])
+
+
+def stand_in(text: str, spans: list[tuple[int, int, str]], word: str = PLACEHOLDER) -> Hidden:
+    """`text` with each span (start, end, what to write back) read as `word`."""
     pieces, starts, at = [], {}, 0
-    for start, url in found(text):
+    for start, end, kept in spans:
         pieces.append(text[at:start])
-        starts[sum(map(len, pieces))] = url
-        pieces.append(PLACEHOLDER)
-        at = start + len(url)
+        starts[sum(map(len, pieces))] = kept
+        pieces.append(word)
+        at = end
     if not starts:
-        return Hidden(text)
+        return Hidden(text, word=word)
     read = "".join(pieces) + text[at:]
-    return Hidden(read, tuple(starts.get(m.start()) for m in WORD.finditer(read)))
+    hidden = Hidden(read, word=word)
+    return Hidden(read, tuple(starts.get(m.start()) for m in hidden.pattern.finditer(read)), word)
 
 
 def found(text: str) -> Iterator[tuple[int, str]]:
@@ -119,24 +131,24 @@ def with_urls(t: Translation, hidden: Hidden) -> Translation:
         t,
         text=text,
         alternatives=[a for a in dict.fromkeys(others) if a != text],
-        dropped=[w for w in t.dropped if w != PLACEHOLDER],  # written, whatever the model did
+        dropped=[w for w in t.dropped if w != hidden.word],  # written, whatever the model did
     )
 
 
 def put_back(text: str, hidden: Hidden) -> str | None:
     """`text` with each word URL it holds written as the URL it stands for, in order; None if
     it does not hold one for each."""
-    if len(WORD.findall(text)) != len(hidden.kept):
+    if len(hidden.pattern.findall(text)) != len(hidden.kept):
         return None
     kept = iter(hidden.kept)
-    return WORD.sub(lambda m: next(kept) or m.group(), text)
+    return hidden.pattern.sub(lambda m: next(kept) or m.group(), text)
 
 
 def _found_again(t: Translation, hidden: Hidden) -> Translation:
     """`t`, which lost a word URL, with each URL in the target word attending most to it: its
     word URL, or a word URL added after it to the tokens, attending to the source's alone."""
     words, source = t.text.split(), hidden.text.split()
-    slots = [k for k, word in enumerate(source) for _ in WORD.findall(word)]
+    slots = [k for k, word in enumerate(source) for _ in hidden.pattern.findall(word)]
     if not words:
         return dataclasses.replace(t, text=" ".join(url for url in hidden.kept if url))
     src_words, tgt_words, _ = attention = t.word_attention
@@ -150,7 +162,7 @@ def _found_again(t: Translation, hidden: Hidden) -> Translation:
     src_groups, tgt_groups = group_pieces(t.src_tokens)[1], group_pieces(t.tgt_tokens)[1]
     for j in sorted(placed, reverse=True):
         urls = placed[j]
-        if m := WORD.search(words[j]):
+        if m := hidden.pattern.search(words[j]):
             words[j] = words[j][: m.start()] + urls[0][1] + words[j][m.end() :]
             urls = urls[1:]
         if urls:  # before the marks that end the word: "site https://x.fr."
@@ -158,7 +170,7 @@ def _found_again(t: Translation, hidden: Hidden) -> Translation:
             words[j] = core + "".join(f" {url}" for _, url in urls) + marks
         if urls and lined_up:
             at = tgt_groups[j][-1] + 1
-            tokens[at:at] = [WORD_START + PLACEHOLDER] * len(urls)
+            tokens[at:at] = [WORD_START + hidden.word] * len(urls)
             weights[at:at] = [_one_hot(len(t.src_tokens), src_groups[s][0]) for s, _ in urls]
     if not lined_up:
         return dataclasses.replace(t, text=" ".join(words))
