@@ -211,13 +211,11 @@ def glossary_terms(path: Path | None) -> dict[str, str] | None:
 
 
 def load_translator(directory: Path, *, device: str, threads: int, quantize: bool) -> Any:
-    """The translator on the device asked for; on a CPU, `threads` batches side by side."""
-    torch_device = setup_torch(device, threads)
-    from ..decoding.search.batched import side_by_side
-    from ..decoding.translator import Translator
+    """The translator on the device asked for, as `seq2attn_cli.load` gives it."""
+    from .. import load
 
-    count = side_by_side(threads) if torch_device.type == "cpu" else 1
-    return Translator.load(directory, device=torch_device, quantized=quantize, threads=count)
+    torch_device = setup_torch(device, 0)  # load() sets the threads: on a CPU, side by side
+    return load(directory, device=str(torch_device), quantized=quantize, threads=threads)
 
 
 def setup_torch(device: str, threads: int) -> Any:
