@@ -38,8 +38,6 @@ class Translator:
         self.subwords = subwords
         self.config = config
         self.device = device
-        float_dtype = str(model.decoder.embedding.weight.dtype).removeprefix("torch.")
-        self.precision = "int8" if is_quantized(model) else float_dtype  # decoding's matmuls
         self.threads = threads  # batches searched side by side on a CPU (search/batched.py)
         self.max_chars = config.training.max_chars  # the limits the model was trained within
         self.max_pieces = config.training.max_pieces
@@ -75,6 +73,13 @@ class Translator:
         return cls(
             model=model.to(device), subwords=subwords, config=config, device=device, threads=threads
         )
+
+    @property
+    def precision(self) -> str:
+        """What decoding's matmuls run in: "int8" or the float weights' dtype ("float32")."""
+        if is_quantized(self.model):
+            return "int8"
+        return str(self.model.decoder.embedding.weight.dtype).removeprefix("torch.")
 
     def unreadable(self, text: str) -> list[str]:
         """Runs of characters the model reads as nothing: no piece, and no base letter with one
