@@ -140,8 +140,8 @@ def test_batch_plan_uses_every_example_once_and_is_reproducible(lengths):
 
 
 def test_an_epoch_takes_each_corpus_as_often_as_its_weight_says():
-    sizes, weights = [10, 20, 100], [2, 1, 0.25]
-    counts = Counter(epoch_examples(sizes, weights, seed=1, epoch=0))
+    sizes, rates = [10, 20, 100], [2, 1, 0.25]
+    counts = Counter(epoch_examples(sizes, rates, seed=1, epoch=0))
     assert all(counts[i] == 2 for i in range(10))
     assert all(counts[i] == 1 for i in range(10, 30))
     assert sum(counts[i] for i in range(30, 130)) == 25
