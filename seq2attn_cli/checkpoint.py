@@ -1,6 +1,6 @@
 """Model directories on disk: config.json + model.safetensors + spm.model (+ resume state).
 
-Nothing here unpickles: weights and optimizer state live in safetensors files and
+Nothing here unpickles: parameters and optimizer state live in safetensors files and
 everything else in JSON, so a model directory from a stranger cannot run code. Every
 write goes to a temporary file that is renamed into place: a kill at any moment leaves
 the previous good file intact.
@@ -169,7 +169,7 @@ def load_state(model: Seq2Seq, tensors: dict[str, torch.Tensor], path: Path) -> 
             )
         if not torch.isfinite(tensor.float()).all():
             raise ModelError(f"{path}: {name} holds NaN or infinite values")
-    with torch.no_grad():  # one tensor at a time: no full fp32 copy of the weights at once
+    with torch.no_grad():  # one tensor at a time: no full fp32 copy of the parameters at once
         for name, value in stored(model.state_dict(keep_vars=True)).items():
             value.copy_(tensors[name])
 

@@ -6,15 +6,16 @@ import itertools
 import math
 
 import torch
+from model_util import small, sources
 
 from seq2attn_cli.checkpoint import load_model
-from seq2attn_cli.config import BOS, EOS, ModelConfig
+from seq2attn_cli.config import BOS, EOS
 from seq2attn_cli.decoding.search.batched import batches, translate_ids
 from seq2attn_cli.decoding.search.beam import beam_search
 from seq2attn_cli.decoding.search.constraints import NO_REPEAT, ban_repeats_, max_lengths
 from seq2attn_cli.decoding.search.greedy import greedy
 from seq2attn_cli.model.int8 import quantize
-from seq2attn_cli.model.seq2seq import Seq2Seq, output_log_probs, state_size
+from seq2attn_cli.model.seq2seq import Seq2Seq, output_log_probs
 
 
 def encode(model, subwords, texts):
@@ -133,44 +134,6 @@ def test_a_translation_cut_at_the_length_limit_still_ends_with_its_eos_attention
     for hyps, limit in zip(found, limits.tolist() * 2, strict=True):
         assert len(hyps[0].weights) == len(hyps[0].indices) + 1 <= limit
         assert all(EOS not in h.indices and len(h.indices) + 1 <= limit for h in hyps)
-
-
-def small(**architecture) -> ModelConfig:
-    """A small random model's config: 50 source pieces, 40 target, embeddings 8, states 16."""
-    return ModelConfig(src_vocab=50, tgt_vocab=40, embed=8, hidden=16, dropout=0.0, **architecture)
-
-
-def sources() -> tuple[torch.Tensor, torch.Tensor]:
-    """Three random source rows of 7, 5 and 3 pieces: (src, lengths)."""
-    return torch.randint(4, 50, (3, 7)), torch.tensor([7, 5, 3])
-
-
-def test_state_size_formula_matches_every_architecture():
-    for cell, attention, layers, input_feed in itertools.product(
-        ("gru", "lstm"), ("general", "dot", "additive", "none"), (1, 2), (False, True)
-    ):
-        config = small(cell=cell, attention=attention, layers=layers, input_feed=input_feed)
-        real = sum(t.numel() for t in Seq2Seq(config).state_dict().values())
-        assert state_size(config) == real, (cell, attention, layers, input_feed)
-
-
-def test_input_feeding_decodes_step_by_step_exactly_as_it_trains():
-    for cell in ("gru", "lstm"):
-        torch.manual_seed(0)
-        model = Seq2Seq(small(cell=cell, input_feed=True)).eval()
-        src, lengths = sources()
-        tgt_in = torch.randint(4, 40, (3, 6))
-        with torch.no_grad():
-            logits, weights = model(src, lengths, tgt_in)  # teacher forcing, as in training
-            encoded, steps = model.encode(src, lengths), []
-            state = encoded.init
-            for t in range(tgt_in.size(1)):
-                log_probs, w, state = model.step(tgt_in[:, t], state, encoded)
-                steps.append((log_probs, w))
-        expected = output_log_probs(logits)
-        for t, (log_probs, w) in enumerate(steps):
-            assert torch.allclose(log_probs, expected[:, t], atol=1e-5), (cell, t)
-            assert torch.allclose(w, weights[:, t], atol=1e-6), (cell, t)
 
 
 def test_input_fed_beams_score_what_forced_decoding_of_them_scores():

@@ -306,7 +306,7 @@ def _step(
         return None, 0, stops
     loss.backward()
     if not torch.isfinite(torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.clip)):
-        optimizer.zero_grad(set_to_none=True)  # a NaN gradient would poison every weight
+        optimizer.zero_grad(set_to_none=True)  # a NaN gradient would poison every parameter
         return None, 0, stops
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)

@@ -1,4 +1,4 @@
-"""A training run's state and its start: fresh, from another model's weights (--init), or
+"""A training run's state and its start: fresh, from another model's parameters (--init), or
 resumed from its model directory. Returns values; never prints."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .outdir import check_out, check_space
 
 @dataclass
 class RunState:
-    """Where a run is: all that --resume needs besides the weights and the optimizer."""
+    """Where a run is: all that --resume needs besides the parameters and the optimizer."""
 
     epoch: int = 0  # epochs finished
     position: int = 0  # batches of the current epoch done
@@ -53,7 +53,7 @@ class Run:
     optimizer: torch.optim.Optimizer
     state: RunState
     device: torch.device
-    init: Path | None = None  # the model whose weights the run started from
+    init: Path | None = None  # the model whose parameters the run started from
 
     def save(self) -> None:
         """Write the resume checkpoint and config.json (rank 0 only)."""
@@ -202,7 +202,7 @@ def _pieces(
         tensors = ckpt.read_tensors(out / ckpt.PARAMETERS)
         subwords = Subwords.load(out / ckpt.SPM)
         output_ids = tensors[ckpt.OUTPUT_IDS]
-    elif init is not None:  # the pieces of the model we start from: its weights fit them
+    elif init is not None:  # the pieces of the model we start from: its parameters fit them
         tensors = ckpt.read_tensors(init / ckpt.PARAMETERS)
         subwords = Subwords.load(init / ckpt.SPM)
         output_ids = tensors[ckpt.OUTPUT_IDS]
@@ -234,7 +234,7 @@ def _build(
     init: Path | None,
     report: Report,
 ) -> tuple[Seq2Seq, torch.optim.Optimizer]:
-    """The model (from `init`'s weights when given) and its optimizer, on `device`."""
+    """The model (from `init`'s parameters when given) and its optimizer, on `device`."""
     model_config = ModelConfig(
         src_vocab=len(data.subwords), tgt_vocab=len(data.output_ids), **model_options
     )
@@ -246,7 +246,7 @@ def _build(
         ckpt.load_state(model, tensors, init / ckpt.PARAMETERS)
         report("stage", {"message": f"starting from the weights of {init}"})
     model.to(device).train()
-    # the fused kernel updates all weights in one pass: 7% of a CPU training step -> 2%
+    # the fused kernel updates all parameters in one pass: 7% of a CPU training step -> 2%
     fused = device.type in ("cpu", "cuda")
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, fused=fused)
     if cfg.amp and not bf16_helps(device):
