@@ -77,7 +77,10 @@ class CorpusSpec:
         """From config.json's form (`stored`); any fault is a ValueError."""
         if isinstance(data, dict):  # else from_dict's error
             data = {"rate" if k == "weight" else k: v for k, v in data.items()}
-        return from_dict(cls, data)
+        try:
+            return from_dict(cls, data)
+        except ValueError as error:  # the field as config.json names it
+            raise ValueError(str(error).replace(": rate must be", ": weight must be", 1)) from None
 
 
 @dataclass(frozen=True, kw_only=True)
