@@ -240,6 +240,15 @@ def measure_training(args: argparse.Namespace, data: dict, model: Path, console:
     return {"variants": detail, "main": detail[variants[0][0]], "matmul_gflops": mm}
 
 
+def decoding_precision() -> str:
+    """The precision `s2a translate` picks on this CPU (decoding/translator.py's rule)."""
+    import torch
+
+    from seq2attn_cli.decoding.translator import precision
+
+    return {"float32": "float"}.get(p := precision(torch.device("cpu"), quantized=True), p)
+
+
 def measure_translation(args: argparse.Namespace, data: dict, model: Path, console: Any) -> dict:
     """In-process sent/s per precision and search; the CLI's whole-process figures."""
     lib, n, t = {}, args.sentences, args.threads
@@ -263,12 +272,16 @@ def measure_translation(args: argparse.Namespace, data: dict, model: Path, conso
     rows = [[k, v["sent_per_s"], v["bleu"], v["rss_mb"]] for k, v in lib.items()]
     header = ["", "sent/s", "BLEU", "peak RSS MB"]
     console.print(table(f"Translation in-process (library), {n} sentences", header, rows))
+    chosen = decoding_precision()
+    fastest = max(precisions, key=lambda p: lib[f"{p} beam5"]["sent_per_s"])
+    console.print(f"precision s2a decodes in on this CPU: {chosen}; fastest beam 5 here: {fastest}")
     env, cli = thread_env(t), [S2A, "translate", "--model", str(model), "--threads", str(t)]
     one, imp = [], []
     for _ in range(args.repeats + 2):
         imp.append(run_process([sys.executable, "-c", "import torch"], env=env)["wall"])
         one.append(run_process(cli + [ONE_SENTENCE], env=env)["wall"])
-    out: dict[str, Any] = {"one_sentence_s": med(one), "import_torch_s": med(imp), "library": lib}
+    out: dict[str, Any] = {"one_sentence_s": med(one), "import_torch_s": med(imp), "library": lib,
+                           "precision": {"chosen": chosen, "fastest_beam5": fastest}}  # fmt: skip
     rows = []
     for beam, key in ((1, "greedy"), (5, "beam5")):
         cmd = cli + ["--beam", str(beam)]

@@ -62,10 +62,12 @@ def steps(model: Path) -> int:
 
 def saved_step(model: Path) -> int:
     """The step the resume checkpoint was saved at (from its safetensors metadata)."""
-    from safetensors import safe_open
-
-    with safe_open(str(model / "checkpoint.safetensors"), framework="pt") as f:
-        return json.loads(f.metadata()["state"])["counters"]["step"]
+    # one open file, read as the format lays it out (8 bytes of length, a JSON header):
+    # safe_open opens the path a second time for torch, and a save renamed in between
+    # gave it the header of one checkpoint and the size of the next (CI, stop 49)
+    with open(model / "checkpoint.safetensors", "rb") as f:
+        header = json.loads(f.read(int.from_bytes(f.read(8), "little")))
+    return json.loads(header["__metadata__"]["state"])["counters"]["step"]
 
 
 def wait_for_step(proc: subprocess.Popen, model: Path, at_least: int, timeout: float = 90) -> int:

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.decoding.translator import Translator
-from seq2attn_cli.documents import FORMATS, format_of, translate_document
+from seq2attn_cli.documents import FORMATS, format_of, placement, translate_document
 from seq2attn_cli.errors import DocumentError
 
 PAGE = """<!DOCTYPE html>
@@ -181,6 +181,33 @@ def test_words_and_tags_with_the_shipped_model(shipped):
     assert out.count("\n") == cue.count("\n")
     md = "Le **chien** mange du `pain` !\n"
     assert "The **dog** eats" in shipped.translate_document(md, format="markdown")
+
+
+def test_a_tagged_noun_keeps_its_tag_and_the_article_it_brings_does_not_take_it(shipped):
+    # issue #43: the step writing "a" attends to "étudiant" (0.94), more than "student" does
+    page = "<p>Je suis <i>étudiant</i>.</p>\n<p>Elle est <b>médecin</b> à Lyon.</p>\n"
+    result = s2a("--input-format", "html", stdin=page)  # the embedded model, beam 5
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == (
+        "<p>I'm a <i>student</i>.</p>\n<p>She is a <b>doctor</b> at Lyon.</p>\n"
+    )
+    assert shipped.translate_document(page, format="html") == result.stdout
+
+
+def test_an_article_gives_way_to_the_noun_linked_to_the_same_word_but_keeps_its_own():
+    # "Je suis étudiant." -> "I'm a student.": the embedded model's weights, rounded
+    rows = [[0.16, 0.33, 0.08], [0.00, 0.04, 0.94], [0.04, 0.04, 0.65]]
+    assert placement.links(rows, ["I'm", "a", "student."]) == [[0], [0], [2]]
+    # "le chat" -> "The cat": "The" is the only word linked to "le"
+    assert placement.links([[0.9, 0.1], [0.05, 0.95]], ["The", "cat"]) == [[0], [1]]
+
+
+def test_an_article_wrapped_with_its_noun_in_french_stays_in_the_tag(shipped):
+    for page, expected in [
+        ("<p>J'ai vu <b>le chat</b> dans le jardin.</p>", "<b>the cat</b>"),
+        ("<p>Je cherche <b>un appartement</b>.</p>", "<b>an apartment</b>"),
+    ]:
+        assert expected in shipped.translate_document(page, format="html")
 
 
 # what a document holds that cannot be parsed is kept as it was, never dropped

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from faults_util import ENV, s2a, start
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -234,6 +234,9 @@ class Trickle(io.RawIOBase):
     parts=PAYLOAD, sizes=st.lists(st.integers(1, 50), max_size=5),
     chunk=st.integers(1, 9), max_bytes=st.integers(1, 40),
 )  # fmt: skip
+@example(  # stray continuation bytes after a character were backed over: cut 4 bytes short
+    parts=[b"\r", b"\x00" * 11, b"\xe2\x80\xa8", b"\x80\x80"], sizes=[], chunk=1, max_bytes=16
+)
 @settings(max_examples=25, deadline=None)
 def test_line_chunks_fuzz_one_line_per_newline_each_cut_to_max_bytes(
     parts, sizes, chunk, max_bytes

@@ -66,6 +66,19 @@ def test_inspect_shows_card_sentence_target_and_history(tiny_model):
     assert history.exit_code == 0 and history.stdout.count("after epoch") >= 5
 
 
+def test_inspect_says_the_precision_translate_decodes_in(tiny_model):
+    env = {"COLUMNS": "200"}
+    for flag, said in (("--quantize", "int8 weights on cpu"), ("--no-quantize", "float32 weights")):
+        card = runner.invoke(app, ["inspect", "--model", str(tiny_model), flag], env=env)
+        assert card.exit_code == 0 and said in card.stdout, card.output
+        sentence = runner.invoke(
+            app, ["inspect", "--model", str(tiny_model), "je mange pain", flag], env=env
+        )
+        assert f"beam 5, {said.split()[0]})" in sentence.stdout, sentence.output
+    assert Translator.load(tiny_model).precision == "int8"
+    assert Translator.load(tiny_model, quantized=False).precision == "float32"
+
+
 def test_an_empty_target_is_refused_not_shown_as_an_empty_translation(tiny_model):
     result = runner.invoke(
         app, ["inspect", "--model", str(tiny_model), "Il pleut.", "--target", ""]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Annotated, Any
@@ -114,8 +115,19 @@ Quantize = Annotated[bool, typer.Option(help="int8 layers on CPU (faster).")]
 STOP_SAID = "S2A_STOP_SAID"
 
 
+def deaf_to_signals() -> None:
+    """s2a is stopping: more Ctrl-C or SIGTERM change nothing (none raises at exit)."""
+    # an impatient third Ctrl-C (the launcher passes on SIGTERM) reached a training rank in
+    # torch's exit hooks, after its line: a traceback there (CI, stop 49)
+    if threading.current_thread() is not threading.main_thread():  # handlers: main's alone
+        return
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
+
+
 def say_stopped(line: str) -> None:
     """Print the line saying why s2a stopped; of several training ranks, rank 0 alone does."""
+    deaf_to_signals()
     if int(os.environ.get("WORLD_SIZE", "1")) > 1 and os.environ.get("RANK", "0") != "0":
         return  # Ctrl-C reaches every rank: one line says it for all
     err.print(line)

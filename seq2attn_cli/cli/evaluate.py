@@ -97,7 +97,7 @@ def evaluate(
         if format == "json":
             columns = {"src_col": src_col, "tgt_col": tgt_col}
             run_info = {"sentences": len(pairs), "skipped": skipped, "beam": beam, **batch}
-            int8 = quantize and translators[0].device.type == "cpu"
+            int8 = translators[0].precision == "int8"
             figures = report(results, test=str(test), **columns, **run_info, quantized=int8)
             print(json.dumps(figures, indent=1))
         else:

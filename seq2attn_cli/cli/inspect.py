@@ -77,7 +77,7 @@ def inspect(
 
             view = partial(history_view, read_history(directory), pieces=pieces)
         elif text is None:
-            view = _card(directory, threads=threads)
+            view = _card(directory, device=device, quantize=quantize, threads=threads)
         else:
             options = dict(beam=beam, quantize=quantize, device=device, threads=threads)
             options["glossary"] = terms
@@ -93,13 +93,20 @@ def inspect(
             err.print(escape(f"saved {save}"))
 
 
-def _card(directory: Path, *, threads: int) -> Callable[..., Any]:
-    """The model card's view (of the float model on CPU: the card counts its parameters)."""
+def _card(directory: Path, *, device: str, quantize: bool, threads: int) -> Callable[..., Any]:
+    """The model card's view (of the float model on CPU: the card counts its parameters), with
+    the precision `s2a translate` would decode in on the device asked for."""
     from ..card import model_card
+    from ..decoding.translator import precision
     from ..views.card import card_view
 
-    setup_torch("cpu", threads)
-    return partial(card_view, model_card(directory))
+    torch_device = setup_torch(device, threads)
+    card = model_card(directory)
+    card["decoding"] = {
+        "device": str(torch_device),
+        "precision": precision(torch_device, quantized=quantize),
+    }
+    return partial(card_view, card)
 
 
 def _sentence(
@@ -122,8 +129,7 @@ def _sentence(
     translator = load_translator(directory, device=device, threads=threads, quantize=quantize)
     seen = inspect_sentence(translator, text, target=target, beam=beam, glossary=glossary)
     search = "greedy" if beam == 1 else f"beam {beam}"
-    int8 = quantize and translator.device.type == "cpu"
-    label = f"translation ({search}, {'int8' if int8 else 'float32'})"
+    label = f"translation ({search}, {translator.precision})"
     if target:
         label = "forced decoding of the given target"
     return partial(sentence_view, seen, label=label, steps=steps, pieces=pieces)

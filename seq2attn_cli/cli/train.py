@@ -20,7 +20,17 @@ from rich.markup import escape
 
 from ..config import CorpusSpec, ModelConfig, TrainConfig
 from ..errors import Interrupted
-from .common import STOP_SAID, Debug, Device, Threads, err, fail, handled, setup_torch
+from .common import (
+    STOP_SAID,
+    Debug,
+    Device,
+    Threads,
+    deaf_to_signals,
+    err,
+    fail,
+    handled,
+    setup_torch,
+)  # fmt: skip
 
 if TYPE_CHECKING:  # training imports torch: not for --help
     from ..training.run import StoredRun
@@ -317,6 +327,7 @@ def _train(
             ok = True
         except Interrupted as error:
             if not main:  # every rank stopped at the same step: rank 0 alone says so
+                deaf_to_signals()
                 raise typer.Exit(error.exit_code) from None
             raise
         finally:

@@ -50,13 +50,20 @@ def _cut(line: bytes, max_bytes: int) -> bytes:
     """`line` cut near `max_bytes` between characters, never inside one's UTF-8 bytes: before
     the character that crosses the limit, or after it if it is the first."""
     end = min(len(line), max_bytes)
-    while 0 < end < len(line) and line[end] & 0xC0 == 0x80:  # a continuation byte
-        end -= 1
+    if end < len(line):
+        lead = end  # the lead byte of the character at the limit: at most 3 bytes back
+        while lead > 0 and end - lead < 3 and line[lead] & 0xC0 == 0x80:
+            lead -= 1
+        if lead + _width(line[lead]) > end:  # that character crosses the limit
+            end = lead  # (stray continuation bytes of invalid input are cut like any byte)
     if end == 0 and line:  # one character longer than the limit: kept whole, not lost
-        end = 1
-        while end < len(line) and line[end] & 0xC0 == 0x80:
-            end += 1
+        end = _width(line[0])
     return line[:end]
+
+
+def _width(byte: int) -> int:
+    """Bytes of the UTF-8 character this byte leads (1 for ASCII and stray bytes)."""
+    return 1 if byte < 0xC0 else 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
 
 
 def _ready(stream: BinaryIO) -> bool:

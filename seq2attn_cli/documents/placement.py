@@ -1,8 +1,12 @@
 """One sentence's tags moved onto its translation by attention (inline.py cuts the sentences).
 
-A source word is aligned to the target word that attends to it most, and to every target
-word that puts most (70%) of its attention on it (bench/tag_placement.py).
-A tag goes around the first to the last target word aligned to the source words it wrapped,
+Each target word is linked to the source word of whose attention it takes the largest share
+(as `s2a align --method shared` reads rows), and a source word that no target word took is
+linked to the target word that attends to it most. An English article, preposition or
+auxiliary linked to a source word together with a content word gives way to it (*médecin*:
+*a doctor*, linked *doctor*): the step writing an article attends to the noun it announces
+(bench/tag_placement.py measures the rule).
+A tag goes around the first to the last target word linked to the source words it wrapped,
 clipped to its parent's words; siblings that would overlap are trimmed apart, and one left
 with no word is written empty where it would start (or as its `empty` text: Markdown cannot
 write `****`). So every tag appears once and they nest.
@@ -17,14 +21,19 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
+from ..align.methods import by_share, row_best
 from ..decoding.explain.alignment import is_special
 
-# a target word whose attention on one source word reaches this is aligned to it, besides the
-# target word that attends most to each source word ("a doctor" for "médecin"). On the 84
-# sentences of bench/tag_placement.tsv (embedded model, beam 5), 0.5 / 0.7 / only the most:
-# 77 / 81 / 82 of 83 tags on just the right word, 6 / 2 / 0 on it and more ("The sky"),
-# 0 / 0 / 1 elsewhere; the 2 at 0.7 are "a doctor" and "looking for", as they should be
-SURE = 0.7
+# English words that lean on the word they come with: articles, prepositions, auxiliaries.
+# On the 210 tags of bench/tag_placement_test.tsv (embedded model, beam 5), giving way:
+# none / articles / these: 198 / 203 / 204 on just the right words (#43)
+LEANING = frozenset(
+    "a an the "
+    "about after at before between by during for from in into of on onto over through to "
+    "under with "
+    "am are be been being can could did do does had has have is may might must shall should "
+    "was were will would".split()
+)
 CORE = re.compile(r"^(\W*?)(\w(?:.*\w)?|)(\W*)$", re.S)  # leading marks, word, trailing marks
 
 
@@ -73,13 +82,25 @@ def aligned_targets(words: list[str], translation: Any) -> tuple[list[str], list
     if not tgt or not model_words or not rows:
         return tgt, [[] for _ in words]
     written = word_map([model_tgt[j] for j in shown], tgt)  # each row's word of the text
-    best = [max(range(len(row)), key=row.__getitem__) for row in rows]
-    aligned = []
-    for i in range(len(model_words)):
-        top = max(range(len(rows)), key=lambda j, i=i: rows[j][i])  # attends most to word i
-        sure = [j for j, b in enumerate(best) if b == i and rows[j][i] >= SURE]
-        aligned.append(sorted({written[j] for j in (top, *sure)}))
+    linked = links(rows, [tgt[k] for k in written])
+    aligned = [sorted({written[j] for j in found}) for found in linked]
     return tgt, [aligned[m] for m in word_map(words, model_words)]
+
+
+def links(rows: list[list[float]], targets: list[str]) -> list[list[int]]:
+    """For each source word (column), the target words (rows) linked to it, as said above."""
+    linked: list[list[int]] = [[] for _ in rows[0]]
+    for i, j in sorted(row_best(by_share(rows))):
+        linked[i].append(j)
+    for i, found in enumerate(linked):
+        if not found:  # no target word takes most of its share from it
+            found.append(max(range(len(rows)), key=lambda j, i=i: rows[j][i]))
+    return [[j for j in found if not leans(targets[j])] or found for found in linked]
+
+
+def leans(word: str) -> bool:
+    """Whether a target word is an article, a preposition or an auxiliary (LEANING)."""
+    return CORE.match(word).group(2).lower() in LEANING  # type: ignore[union-attr]
 
 
 def word_map(words: list[str], model_words: list[str]) -> list[int]:

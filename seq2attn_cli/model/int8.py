@@ -173,6 +173,11 @@ def _take(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     return x.gather(1, index.to(x.device)[..., None].expand_as(x))
 
 
+def is_quantized(model: Seq2Seq) -> bool:
+    """True for a model quantize() has swapped to int8."""
+    return isinstance(model.decoder.out, Int8Linear)
+
+
 def quantize(model: Seq2Seq) -> Seq2Seq:
     """Swap the Linear and RNN layers for int8 ones in place (CPU inference only)."""
     encoder, decoder, attention = model.encoder, model.decoder, model.decoder.attention

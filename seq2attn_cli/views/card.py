@@ -31,7 +31,7 @@ def _mb(size: int) -> str:
 def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableType:
     """The model card: architecture, parameters, vocabulary, corpus, training curve, files."""
     blocks: list[RenderableType] = [
-        _architecture(card["model"]),
+        _architecture(card["model"], card.get("decoding")),
         Text(),
         _parameters(card["parameters"]),
         Text(),
@@ -45,8 +45,9 @@ def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableTyp
     return Group(*blocks)
 
 
-def _architecture(m: dict[str, Any]) -> Table:
-    """Encoder, decoder, attention, embeddings and dropout of a model card."""
+def _architecture(m: dict[str, Any], decoding: dict[str, str] | None) -> Table:
+    """Encoder, decoder, attention, embeddings, dropout and decoding precision of a model card."""
+    rows = [] if decoding is None else [("decoding", _decoding(decoding))]
     return _kv(
         "architecture",
         [
@@ -72,8 +73,18 @@ def _architecture(m: dict[str, Any]) -> Table:
                 + (', opening quotes spaced off (" bonjour")' if m.get("spaced_quotes") else ""),
             ),
             ("dropout", f"{m['dropout']}"),
+            *rows,
         ],
     )
+
+
+def _decoding(decoding: dict[str, str]) -> str:
+    """How s2a translate decodes on the device: int8 on a CPU, else float32."""
+    if decoding["precision"] == "int8":
+        return (
+            f"int8 weights on {decoding['device']} (the fastest measured; --no-quantize: float32)"
+        )
+    return f"{decoding['precision']} weights on {decoding['device']}"
 
 
 def _parameters(params: dict[str, int]) -> Table:
