@@ -36,7 +36,8 @@ from .fields import (
 )
 from .files import Downloads, text_of
 
-if TYPE_CHECKING:  # server.py imports this module
+if TYPE_CHECKING:  # server.py imports this module; documents, imported when a file comes
+    from ..documents import Translated
     from .server import Batcher
 
 
@@ -170,12 +171,12 @@ class Service:
 
     async def document(
         self, text: str, form: str, glossary: dict[str, str] | None = None
-    ) -> tuple[str, list[Any]]:
+    ) -> Translated:
         """A document (HTML, Markdown, subtitles) translated in the search thread, and its
         sentences' Translations."""
         from ..documents import translated
 
-        def work() -> tuple[str, list[Any]]:
+        def work() -> Translated:
             return translated(self.translator, text, format=form, beam=self.beam, glossary=glossary)
 
         loop = asyncio.get_running_loop()

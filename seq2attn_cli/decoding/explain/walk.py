@@ -81,8 +81,8 @@ def walk(translator: Translator, source: str, *, beam: int = DECODE.beam) -> Wal
     steps = steps_of(translator, forced, ids)
     inputs = [START] + [s.piece for s in steps[:-1]]
     encoder_states = forced.encoded.states[0]  # (src_len, hidden); (1, hidden) for "none"
-    if own := translation.model_tokens:  # a rule changed the model's pieces: their text
-        written = dataclasses.replace(translation, text=translator.subwords.text(own[:-1]))
+    if searched := translation.model_tokens:  # a rule changed the model's pieces: their text
+        written = dataclasses.replace(translation, text=translator.subwords.text(searched[:-1]))
         model_text = Pipeline(setting=translator.setting, names=SPELLING).rewrite(written).text
     else:
         model_text = translation.text
