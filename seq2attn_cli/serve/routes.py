@@ -29,6 +29,7 @@ from .fields import (
     check_key,
     check_known,
     check_languages,
+    glossary_of,
     read_body,
     read_fields,
     texts_of,
@@ -107,11 +108,12 @@ class Service:
         upload = upload_of(fields)
         form = file_format(upload.filename or "")
         source = check_languages(fields, self.languages)
+        glossary = glossary_of(fields.get("glossary"))  # a form's field: the object as JSON
         text = text_of(await upload.read(), upload.filename or "")
         texts_of([text], self.limits, single=True)
         if source == "auto":
             await self.detected([text], single=True)
-        done, _ = await self.document(text, form)
+        done, _ = await self.document(text, form, glossary)
         name = self.downloads.add(upload.filename or "", done.encode("utf-8"))
         return JSONResponse({"translatedFileUrl": f"{request.base_url}download_file/{name}"})
 
