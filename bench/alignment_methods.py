@@ -25,7 +25,7 @@ from seq2attn_cli.align.aligner import align, word_weights
 from seq2attn_cli.align.forced import forced_weights, read
 from seq2attn_cli.align.methods import METHODS, Links, Matrix, row_best, shared
 from seq2attn_cli.align.words import groups
-from seq2attn_cli.config import BOS, EOS
+from seq2attn_cli.config import BOS, EOS, UNK
 from seq2attn_cli.decoding.explain.alignment import word_alignment
 from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.model.seq2seq import output_log_probs
@@ -59,9 +59,8 @@ def thresholded(scores: Matrix, threshold: float) -> Links:
 def saliency(translator: Translator, fr: str, en: str) -> Matrix:
     """|d log p(piece) / d source embeddings| per target and source word, rows summing to 1."""
     model = translator.model
-    to_index = {p: i for i, p in enumerate(translator.tgt_pieces)}
     src, tgt = (side for (side,) in (read(translator, [fr]), read(translator, [en])))
-    ids, targets = src.ids + [EOS], [to_index.get(p, 1) for p in tgt.ids]
+    ids, targets = src.ids + [EOS], [translator.output_index.get(i, UNK) for i in tgt.ids]
     embedded: list[torch.Tensor] = []
     hook = model.encoder.embedding.register_forward_hook(lambda m, i, o: embedded.append(o))
     encoded = model.encode(torch.tensor([ids]), torch.tensor([len(ids)]))

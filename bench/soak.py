@@ -39,7 +39,7 @@ SENTENCES = ["je mange du pain .", "il voit un grand chat rouge .", "elle aime l
              "nous avons un petit chien .", "tu es dans la maison ?"]  # fmt: skip
 PAGE = "<p>je mange du <b>pain</b> .</p><p>il voit un <i>chat</i> .</p>"
 FIGURES = ("rss_mb", "fds", "threads", "p50_ms", "p95_ms", "load1")
-WEIGHTS = {"text": 4, "list": 2, "html": 1, "detect": 1, "file": 1, "bad json": 0.5,
+MIX = {"text": 4, "list": 2, "html": 1, "detect": 1, "file": 1, "bad json": 0.5,
            "no text": 0.5, "no route": 0.3, "hang up": 0.7}  # fmt: skip
 BOUNDARY = "s2asoak" + uuid.uuid4().hex  # of multipart forms
 Answer = tuple[int, str]  # a status, and what must be the same each time the request is sent
@@ -179,7 +179,7 @@ def client(port: int, kinds: Catalog, seed: int, until: float, tally: Tally) -> 
     """One client: requests from the mix, one after the other, until `until`."""
     rng = random.Random(seed)
     while time.monotonic() < until:
-        kind = rng.choices(list(WEIGHTS), weights=list(WEIGHTS.values()))[0]
+        kind = rng.choices(list(MIX), weights=list(MIX.values()))[0]
         send(port, kinds, kind, rng.randrange(len(kinds[kind])), rng, tally)
 
 

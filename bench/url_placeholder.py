@@ -1,5 +1,5 @@
 """What the model should read in a URL's place: how often it copies each stand-in word once
-for each URL or e-mail address of a sentence (decoding/rules/urls.py hides them behind "URL").
+for each URL or e-mail address of a sentence (decoding/rules/urls.py reads them as "URL").
 
     .venv/bin/python bench/url_placeholder.py [--model DIR] [--beam 5] [--words URL X ...]
 

@@ -24,14 +24,14 @@ from typing import NoReturn
 import torch
 from safetensors.torch import save
 
-from seq2attn_cli.checkpoint import CONFIG, SPM, WEIGHTS, read_tensors, write_atomic
+from seq2attn_cli.checkpoint import CONFIG, PARAMETERS, SPM, read_tensors, write_atomic
 from seq2attn_cli.config import FORMAT_VERSION
 from seq2attn_cli.errors import ModelError
 
 
-def weights(path: Path) -> dict[str, torch.Tensor]:
-    """A model directory's best weights, or the weights in a file (a checkpoint's model.*)."""
-    tensors = read_tensors(path / WEIGHTS if path.is_dir() else path)
+def parameters(path: Path) -> dict[str, torch.Tensor]:
+    """A model directory's best parameters, or those in a file (a checkpoint's model.*)."""
+    tensors = read_tensors(path / PARAMETERS if path.is_dir() else path)
     model = {k[len("model.") :]: t for k, t in tensors.items() if k.startswith("model.")}
     return model or tensors
 
@@ -43,11 +43,11 @@ def fail(message: str) -> NoReturn:
 
 
 def average(inputs: list[Path]) -> dict[str, torch.Tensor]:
-    """The mean of each weight tensor over the inputs (integers must agree and are kept)."""
-    first = weights(inputs[0])
+    """The mean of each parameter tensor over the inputs (integers must agree and are kept)."""
+    first = parameters(inputs[0])
     total = {name: t.double() if t.is_floating_point() else t for name, t in first.items()}
     for path in inputs[1:]:
-        tensors = weights(path)
+        tensors = parameters(path)
         if tensors.keys() != total.keys() or any(tensors[n].shape != total[n].shape for n in total):
             fail(f"{path}: not the architecture of {inputs[0]}")
         for name, t in tensors.items():
@@ -100,7 +100,7 @@ def main() -> None:
     shutil.copyfile(home / CONFIG, args.out / CONFIG)
     shutil.copyfile(home / SPM, args.out / SPM)
     metadata = {"format_version": str(FORMAT_VERSION)}
-    write_atomic(args.out / WEIGHTS, save(tensors, metadata=metadata))
+    write_atomic(args.out / PARAMETERS, save(tensors, metadata=metadata))
     print(f"{args.out}: mean of {len(args.inputs)} inputs", file=sys.stderr)
 
 

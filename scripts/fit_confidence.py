@@ -6,7 +6,7 @@ Each FILE is a TSV of source and reference (`--src-col 1 --tgt-col 2`, for every
 first `--lines` pairs of each are translated as `s2a translate` does (beam 5, int8), once; then
 1. the confidence: a logistic regression of each line's sentence chrF (0-1, sacrebleu) on the
    signals of decoding/explain/confidence.py, every set weighing the same, a little L2 on the
-   standardised weights; confidence = logistic(bias + sum of weight * signal);
+   standardised coefficients; confidence = logistic(bias + sum of coefficient * signal);
 2. the dropped-word threshold: among the source words also in the reference as written
    (names, numbers, cognates: words whose absence from the output a script can see), the
    highest coverage (0.05, 0.10, ..., 1.0) under which at least 90% of the flagged words are
@@ -40,7 +40,7 @@ L2 = 1e-3
 
 
 def fit(features: list[list[float]], targets: list[float], sample: list[float]) -> list[float]:
-    """Logistic regression with soft targets in [0, 1] (Newton's method): bias, then weights."""
+    """Logistic regression with soft targets in [0, 1] (Newton's method): bias, coefficients."""
     x = torch.tensor(features, dtype=torch.float64)  # (n, signals)
     mean, std = x.mean(0), x.std(0).clamp(min=1e-9)  # (signals,)
     z = torch.cat([torch.ones(len(x), 1, dtype=torch.float64), (x - mean) / std], 1)  # (n, 1+s)
@@ -57,9 +57,9 @@ def fit(features: list[list[float]], targets: list[float], sample: list[float]) 
         beta -= step
         if step.abs().max() < 1e-10:
             break
-    weights = beta[1:] / std  # back to the signals' own units
-    bias = beta[0] - (weights * mean).sum()
-    return [float(bias), *map(float, weights)]
+    coefficients = beta[1:] / std  # back to the signals' own units
+    bias = beta[0] - (coefficients * mean).sum()
+    return [float(bias), *map(float, coefficients)]
 
 
 def threshold(lines: list[tuple[Translation, str]], rules: Unflagged) -> tuple[float, str]:
@@ -122,25 +122,26 @@ def main() -> None:
         lines += [(t, r) for t, (_, r) in zip(found, pairs, strict=True)]
         chrfs.append((len(found), chrf))
         names.append(f"{path.name} ({len(pairs):,} lines)")
-    bias, *weights = fit(features, targets, sample)
-    if not all(map(math.isfinite, [bias, *weights])):
+    bias, *coefficients = fit(features, targets, sample)
+    if not all(map(math.isfinite, [bias, *coefficients])):
         sys.exit("fit_confidence: the fit did not converge; config.json is unchanged")
     cut, note = threshold(lines, Unflagged.of(translator.config.languages[0] or ""))
     config["confidence"] = {
         "bias": round(bias, 6),
-        "weights": {k: round(w, 6) for k, w in zip(SIGNALS, weights, strict=True)},
+        # config.json's name for the coefficients (ConfidenceConfig.coefficients)
+        "weights": {k: round(c, 6) for k, c in zip(SIGNALS, coefficients, strict=True)},
         "threshold": cut,
         "fitted_on": names,
     }
     write_json(args.model / CONFIG, config)
     print(f"wrote the confidence part of {args.model / CONFIG}:")
-    named = zip(SIGNALS, weights, strict=True)
-    print(f"  bias {bias:+.4f}; " + ", ".join(f"{k} {w:+.4f}" for k, w in named))
+    named = zip(SIGNALS, coefficients, strict=True)
+    print(f"  bias {bias:+.4f}; " + ", ".join(f"{k} {c:+.4f}" for k, c in named))
     print(f"  dropped-word threshold {cut:.2f}: {note}")
     start = 0
     for name, (n, chrf) in zip(names, chrfs, strict=True):  # in-sample: a check, not a result
         rows = features[start : start + n]
-        z = [bias + sum(w * v for w, v in zip(weights, row, strict=True)) for row in rows]
+        z = [bias + sum(c * v for c, v in zip(coefficients, row, strict=True)) for row in rows]
         log_prob = [t.score for t, _ in lines[start : start + n]]
         print(
             f"  {name}: Spearman with sentence chrF, log-prob {spearman(log_prob, chrf):.3f}, "

@@ -13,18 +13,18 @@ from .errors import ModelError
 
 
 def parameter_counts(model: torch.nn.Module) -> dict[str, int]:
-    """Parameters per part of the architecture; the parts add up to the whole model."""
-    parts = {
+    """Parameters per section of the architecture; the sections add up to the whole model."""
+    sections = {
         "embeddings": ("encoder.embedding.", "decoder.embedding."),
         "encoder": ("encoder.rnn.", "bridge."),
         "attention": ("decoder.attention.",),
         "decoder": ("decoder.rnn.", "decoder.combine."),
         "output": ("decoder.out.",),
     }
-    counts = dict.fromkeys(parts, 0)
+    counts = dict.fromkeys(sections, 0)
     for name, param in model.named_parameters():
-        part = next(p for p, prefixes in parts.items() if name.startswith(prefixes))
-        counts[part] += param.numel()
+        section = next(s for s, prefixes in sections.items() if name.startswith(prefixes))
+        counts[section] += param.numel()
     return counts
 
 
@@ -39,7 +39,7 @@ def model_card(directory: Path) -> dict[str, Any]:
         "parameters": parameter_counts(model),
         "vocabulary": {
             "pieces": len(sub),
-            "target_pieces": len(model.tgt_pieces),
+            "target_pieces": len(model.output_ids),
             "sample": sample,
         },
         "corpus": written.get("corpus", {}),

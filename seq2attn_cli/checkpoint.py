@@ -1,6 +1,6 @@
 """Model directories on disk: config.json + model.safetensors + spm.model (+ resume state).
 
-Nothing here unpickles: weights and optimizer state live in safetensors files and
+Nothing here unpickles: parameters and optimizer state live in safetensors files and
 everything else in JSON, so a model directory from a stranger cannot run code. Every
 write goes to a temporary file that is renamed into place: a kill at any moment leaves
 the previous good file intact.
@@ -14,7 +14,7 @@ import os
 import re
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from safetensors import SafetensorError
@@ -33,7 +33,7 @@ from .decoding.explain.confidence import check
 from .errors import ModelError
 from .model.seq2seq import Seq2Seq, state_size
 
-CONFIG, WEIGHTS, SPM, RESUME, HISTORY = (
+CONFIG, PARAMETERS, SPM, RESUME, HISTORY = (
     "config.json",
     "model.safetensors",
     "spm.model",
@@ -47,6 +47,11 @@ EMBEDDED = next(
     HERE / "models" / "fr-en",
 )
 
+
+# model files keep the names they were first written with: what the model calls output_ids
+# (output index -> SentencePiece id) is tgt_pieces in every model.safetensors and resume file
+OUTPUT_IDS = "tgt_pieces"
+STORED_NAMES = {"output_ids": OUTPUT_IDS}
 
 TEMPORARY = re.compile(r"\..+\.[0-9a-f]{12}\.tmp")  # write_atomic's: .NAME.HEX.tmp
 
@@ -121,13 +126,19 @@ def read_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def save_weights(path: Path, model: Seq2Seq, *, dtype: torch.dtype = torch.float16) -> None:
-    """Save model weights (half precision by default: half the size, same translations)."""
+def save_parameters(path: Path, model: Seq2Seq, *, dtype: torch.dtype = torch.float16) -> None:
+    """Save the model's parameters (half precision by default: half the size, same
+    translations)."""
     tensors = {
         name: (t.to(dtype) if t.is_floating_point() else t).contiguous().cpu()
-        for name, t in model.state_dict().items()
+        for name, t in stored(model.state_dict()).items()
     }
     write_atomic(path, save(tensors, metadata={"format_version": str(FORMAT_VERSION)}))
+
+
+def stored(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """A model's state_dict under the names model files give its tensors (STORED_NAMES)."""
+    return {STORED_NAMES.get(name, name): t for name, t in state.items()}
 
 
 def read_tensors(path: Path) -> dict[str, torch.Tensor]:
@@ -142,8 +153,9 @@ def read_tensors(path: Path) -> dict[str, torch.Tensor]:
 
 
 def load_state(model: Seq2Seq, tensors: dict[str, torch.Tensor], path: Path) -> None:
-    """Copy tensors into the model, insisting on exactly the expected names and shapes."""
-    expected = model.state_dict()
+    """Copy tensors (named as in model files) into the model, insisting on exactly the
+    expected names and shapes."""
+    expected = stored(model.state_dict())
     missing = sorted(set(expected) - set(tensors))
     unexpected = sorted(set(tensors) - set(expected))
     if missing or unexpected:
@@ -157,12 +169,20 @@ def load_state(model: Seq2Seq, tensors: dict[str, torch.Tensor], path: Path) -> 
             )
         if not torch.isfinite(tensor.float()).all():
             raise ModelError(f"{path}: {name} holds NaN or infinite values")
-    with torch.no_grad():  # one tensor at a time: no full fp32 copy of the weights at once
-        for name, value in model.state_dict(keep_vars=True).items():
+    with torch.no_grad():  # one tensor at a time: no full fp32 copy of the parameters at once
+        for name, value in stored(model.state_dict(keep_vars=True)).items():
             value.copy_(tensors[name])
 
 
-def load_model(directory: str | Path) -> tuple[Seq2Seq, Subwords, StoredConfig]:
+class Loaded(NamedTuple):
+    """A model directory loaded for inference."""
+
+    model: Seq2Seq  # in eval mode, on the CPU
+    subwords: Subwords
+    config: StoredConfig
+
+
+def load_model(directory: str | Path) -> Loaded:
     """Load a model directory for inference: (model in eval mode on CPU, subwords, config)."""
     directory = Path(directory)
     if directory == EMBEDDED and not (directory / CONFIG).exists():
@@ -174,17 +194,27 @@ def load_model(directory: str | Path) -> tuple[Seq2Seq, Subwords, StoredConfig]:
         raise ModelError(f"{directory}: not a model directory")
     config = read_config(directory / CONFIG)
     subwords = read_subwords(directory / SPM, config)
-    tensors = read_tensors(directory / WEIGHTS)
+    path = directory / PARAMETERS
+    tensors = read_tensors(path)
     # check sizes before building: a stranger's config must not make us allocate gigabytes
-    if state_size(config.model) != sum(t.numel() for t in tensors.values()):
-        raise ModelError(f"{directory / WEIGHTS}: weights do not match config.json's model sizes")
+    if not _sizes_fit(config.model, tensors):
+        raise ModelError(f"{path}: weights do not match config.json's model sizes")
     model = Seq2Seq(config.model)
-    load_state(model, tensors, directory / WEIGHTS)
-    pieces = model.tgt_pieces
-    if pieces.min() < 0 or pieces.max() >= config.model.src_vocab:
-        raise ModelError(f"{directory / WEIGHTS}: tgt_pieces index outside the vocabulary")
+    load_state(model, tensors, path)
+    ids = model.output_ids
+    if ids.min() < 0 or ids.max() >= config.model.src_vocab:
+        raise ModelError(f"{path}: {OUTPUT_IDS} index outside the vocabulary")
     model.eval()
-    return model, subwords, config
+    return Loaded(model, subwords, config)
+
+
+def _sizes_fit(config: ModelConfig, tensors: dict[str, torch.Tensor]) -> bool:
+    """Whether the tensors hold as many numbers as the model `config` describes (counted on
+    the meta device); sizes no tensor can take (a hidden size of 10**9) do not fit."""
+    try:
+        return state_size(config) == sum(t.numel() for t in tensors.values())
+    except RuntimeError:  # "Storage size calculation overflowed"
+        return False
 
 
 def read_config(path: Path) -> StoredConfig:
@@ -204,8 +234,7 @@ def read_config(path: Path) -> StoredConfig:
     try:
         model_config = from_dict(ModelConfig, config.get("model"))
         training = _training(config.get("training", {}), path)
-        confidence = from_dict(ConfidenceConfig, config.get("confidence", {}), ignore_unknown=True)
-        check(confidence)
+        confidence = _confidence(config.get("confidence", {}))
     except ValueError as err:
         raise ModelError(f"{path}: {err}") from None
     return StoredConfig(
@@ -216,6 +245,15 @@ def read_config(path: Path) -> StoredConfig:
         raw=config,
         confidence=confidence,
     )
+
+
+def _confidence(part: Any) -> ConfidenceConfig:
+    """config.json's "confidence" part, which names the coefficients "weights", checked."""
+    if isinstance(part, dict):  # else from_dict's error
+        part = {"coefficients" if k == "weights" else k: v for k, v in part.items()}
+    confidence = from_dict(ConfidenceConfig, part, ignore_unknown=True)
+    check(confidence)
+    return confidence
 
 
 def _training(training: Any, path: Path) -> TrainConfig:
@@ -268,7 +306,9 @@ def save_resume(
     path: Path, model: Seq2Seq, optimizer: torch.optim.Optimizer, counters: dict[str, Any]
 ) -> None:
     """Save everything --resume needs in one safetensors file (so in one atomic rename)."""
-    tensors = {f"model.{k}": v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
+    tensors = {
+        f"model.{k}": v.detach().cpu().contiguous() for k, v in stored(model.state_dict()).items()
+    }
     state = optimizer.state_dict()
     for index, param_state in state["state"].items():
         for key, value in param_state.items():

@@ -57,13 +57,30 @@ class CorpusSpec:
     path: str
     src_col: int = 1  # 1-based column of the source sentence
     tgt_col: int = 2  # 1-based column of the target sentence
-    weight: float = 1.0  # 2 = every pair twice an epoch; 0.1 = a different tenth each epoch
+    # passes per epoch (--weights): 2 = every pair twice an epoch; 0.1 = a different tenth
+    rate: float = 1.0
 
     def __post_init__(self) -> None:
         if self.src_col < 1 or self.tgt_col < 1 or self.src_col == self.tgt_col:
             raise ValueError(f"{self.path}: columns must be two different numbers from 1 up")
-        if not 0 < self.weight < float("inf"):  # nan and inf too: an epoch of inf passes
-            raise ValueError(f"{self.path}: weight must be a positive number, not {self.weight}")
+        if not 0 < self.rate < float("inf"):  # nan and inf too: an epoch of inf passes
+            raise ValueError(f"{self.path}: weight must be a positive number, not {self.rate}")
+
+    def stored(self) -> dict[str, Any]:
+        """As config.json keeps it, the rate named "weight" after --weights."""
+        data = dataclasses.asdict(self)
+        data["weight"] = data.pop("rate")
+        return data
+
+    @classmethod
+    def from_stored(cls, data: Any) -> CorpusSpec:
+        """From config.json's form (`stored`); any fault is a ValueError."""
+        if isinstance(data, dict):  # else from_dict's error
+            data = {"rate" if k == "weight" else k: v for k, v in data.items()}
+        try:
+            return from_dict(cls, data)
+        except ValueError as error:  # the field as config.json names it
+            raise ValueError(str(error).replace(": rate must be", ": weight must be", 1)) from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,14 +161,15 @@ DECODE = DecodeConfig()  # the one instance every default reads
 @dataclass(frozen=True, kw_only=True)
 class ConfidenceConfig:
     """How a translation's signals make its confidence (decoding/explain/confidence.py);
-    config.json's "confidence" part, written by scripts/fit_confidence.py.
+    config.json's "confidence" part, written by scripts/fit_confidence.py (which names the
+    coefficients "weights" there: checkpoint.py reads them).
 
     A model without that part uses these defaults: confidence = 1 / (1 + s), s the mean
     surprisal (-log-probability) per output piece, so it ranks lines as the search's score does.
     """
 
-    bias: float = 0.0  # confidence = logistic(bias + sum of weight * signal)
-    weights: dict[str, float] = field(default_factory=lambda: {"surprise": -1.0})
+    bias: float = 0.0  # confidence = logistic(bias + sum of coefficient * signal)
+    coefficients: dict[str, float] = field(default_factory=lambda: {"surprise": -1.0})
     threshold: float = 0.3  # a source word attended less than this over the output: dropped
     fitted_on: list[str] = field(default_factory=list)  # the sets of the fit, for the card
 

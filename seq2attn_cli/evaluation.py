@@ -178,7 +178,7 @@ def column_problem(
     translator: Translator, pairs: list[tuple[str, str]], *, src_col: int, tgt_col: int
 ) -> str | None:
     """What looks wrong with the test file's column order for this model; None if nothing."""
-    writable = set(translator.tgt_pieces)
+    writable = set(translator.output_ids)
     spelling = Pipeline(setting=translator.setting, names=SPELLING)
 
     def output_share(texts: Sequence[str]) -> float:

@@ -108,12 +108,11 @@ def shipped() -> Translator:
 def search_that_writes(translator: Translator, text: str) -> Callable[..., list[Hypothesis]]:
     """A stand-in for the beam search that always writes `text`, spread attention and all."""
     sub = translator.subwords
-    index = {piece: i for i, piece in enumerate(translator.tgt_pieces)}
-    tokens = [index[i] for i in sub.encode([text])[0]]
+    indices = [translator.output_index[i] for i in sub.encode([text])[0]]
 
     def search(model, src_ids, **_) -> list[Hypothesis]:
-        rows = [[[1 / (len(s) + 1)] * (len(s) + 1)] * (len(tokens) + 1) for s in src_ids]
-        return [Hypothesis(tokens=tokens, score=-0.5, weights=w) for w in rows]
+        rows = [[[1 / (len(s) + 1)] * (len(s) + 1)] * (len(indices) + 1) for s in src_ids]
+        return [Hypothesis(indices=indices, score=-0.5, weights=w) for w in rows]
 
     return search
 

@@ -152,10 +152,10 @@ def test_every_translation_has_a_confidence_between_0_and_1_and_a_list_of_droppe
 def test_words_the_search_never_attended_are_the_translation_s_dropped(shipped, monkeypatch):
     def search(model, src_ids, **_):  # writes "I'm calling." looking at "Je" only
         (ids,) = src_ids
-        index = {p: i for i, p in enumerate(shipped.tgt_pieces)}
-        tokens = [index[i] for i in shipped.subwords.encode(["I'm calling."])[0]]
+        written = shipped.subwords.encode(["I'm calling."])[0]
+        indices = [shipped.output_index[i] for i in written]
         on_je = [1.0] + [0.0] * len(ids)  # (src_len + 1,): the pieces and </s>
-        return [Hypothesis(tokens=tokens, score=-0.5, weights=[on_je] * (len(tokens) + 1))]
+        return [Hypothesis(indices=indices, score=-0.5, weights=[on_je] * (len(indices) + 1))]
 
     monkeypatch.setattr("seq2attn_cli.decoding.translator.translate_ids", search)
     t = shipped.translate("Je m'appelle Pierre.")

@@ -73,7 +73,7 @@ def test_a_reader_sees_the_old_file_or_the_new_one_never_a_mix(tiny_model, tmp_p
             with torch.no_grad():
                 net.bridge.bias.fill_(versions[i % 2])
             try:
-                ckpt.save_weights(model / "model.safetensors", net)
+                ckpt.save_parameters(model / "model.safetensors", net)
                 ckpt.write_json(model / "config.json", ckpt.read_json(model / "config.json"))
             except BaseException as error:  # pragma: no cover - reported below
                 errors.append(error)

@@ -1,6 +1,6 @@
 """Faulty training corpora: a clean run that counts what it skipped, or one line and exit 2.
 
-The reader's per-reason counting is in test_data.py; here: the real `s2a train` process on
+The reader's per-reason counting is in test_reading.py; here: the real `s2a train` process on
 each kind of broken file, bounded memory on huge lines, and fuzzing of the reader.
 """
 

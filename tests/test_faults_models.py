@@ -32,7 +32,7 @@ from seq2attn_cli.decoding.translator import Translator
 runner = CliRunner()
 
 
-def _weights(fn: Callable[[dict], None]) -> Callable[[Path], None]:
+def _tensors(fn: Callable[[dict], None]) -> Callable[[Path], None]:
     """A tamper that edits model.safetensors' tensors and writes them back validly."""
 
     def tamper(d: Path) -> None:
@@ -111,19 +111,19 @@ TAMPERS: dict[str, tuple[Callable[[Path], None], str, str]] = {
             b"\xff" * 7 + b"\x7f" + (d / "model.safetensors").read_bytes()[8:]),
         "model.safetensors", "not a valid safetensors file"),
     "weights transposed": (
-        _weights(lambda t: t.__setitem__(_first_matrix(t), t[_first_matrix(t)].T.contiguous())),
+        _tensors(lambda t: t.__setitem__(_first_matrix(t), t[_first_matrix(t)].T.contiguous())),
         "model.safetensors", "config.json implies"),
-    "weights NaN": (_weights(lambda t: t["bridge.weight"].fill_(float("nan"))),
+    "weights NaN": (_tensors(lambda t: t["bridge.weight"].fill_(float("nan"))),
                     "model.safetensors", "NaN or infinite"),
-    "weights inf": (_weights(lambda t: t["bridge.bias"].fill_(float("inf"))),
+    "weights inf": (_tensors(lambda t: t["bridge.bias"].fill_(float("inf"))),
                     "model.safetensors", "NaN or infinite"),
-    "weights tensor missing": (_weights(lambda t: t.pop("bridge.bias")), "model.safetensors",
+    "weights tensor missing": (_tensors(lambda t: t.pop("bridge.bias")), "model.safetensors",
                                "do not match config.json"),
-    "weights tensor added": (_weights(lambda t: t.__setitem__("evil", torch.zeros(3))),
+    "weights tensor added": (_tensors(lambda t: t.__setitem__("evil", torch.zeros(3))),
                              "model.safetensors", "do not match config.json"),
-    "weights renamed": (_weights(lambda t: t.__setitem__("bridge.bias2", t.pop("bridge.bias"))),
+    "weights renamed": (_tensors(lambda t: t.__setitem__("bridge.bias2", t.pop("bridge.bias"))),
                         "model.safetensors", "do not match config.json"),
-    "tgt_pieces out of range": (_weights(lambda t: t["tgt_pieces"].fill_(10**6)),
+    "tgt_pieces out of range": (_tensors(lambda t: t["tgt_pieces"].fill_(10**6)),
                                 "model.safetensors", "outside the vocabulary"),
     "weights missing": (lambda d: (d / "model.safetensors").unlink(), "model.safetensors",
                         "missing"),

@@ -144,6 +144,19 @@ def test_serve_takes_a_glossary_field(tiny_model):
             assert refused.status_code == 400 and says in refused.json()["error"]
 
 
+def test_serve_translates_a_file_with_a_glossary_field(tiny_model):
+    with client_for(Translator.load(tiny_model)) as client:
+        sent = {"files": {"file": ("notes.txt", b"il voit chat\n")}}
+        asked = {"source": "fr", "target": "en", "glossary": '{"chat": "moggy"}'}
+        plain = client.post("/translate_file", data={"source": "fr", "target": "en"}, **sent)
+        glossed = client.post("/translate_file", data=asked, **sent)
+        assert plain.status_code == glossed.status_code == 200, glossed.text
+        assert "moggy" not in client.get(plain.json()["translatedFileUrl"]).text
+        assert client.get(glossed.json()["translatedFileUrl"]).text.count("moggy") == 1
+        refused = client.post("/translate_file", data={**asked, "glossary": "chat"}, **sent)
+        assert refused.status_code == 400 and "must be an object" in refused.json()["error"]
+
+
 def test_inspect_names_the_glossary_among_the_changes(tmp_path, shipped, model_writes):
     from seq2attn_cli.decoding.explain.inspection import inspect_sentence
 

@@ -21,7 +21,7 @@ def test_reading_a_big_corpus_reports_lines_as_it_goes(tmp_path, monkeypatch):
     events = []
     prepare(
         [CorpusSpec(path=str(path))], TrainConfig(vocab_size=40, valid_size=30), valid=[],
-        subwords=None, tgt_pieces=None, report=lambda event, info: events.append((event, info)),
+        subwords=None, output_ids=None, report=lambda event, info: events.append((event, info)),
     )  # fmt: skip
     reading = [info for event, info in events if event == "reading"]
     encoding = [info["lines"] for info in reading if info["why"] == "encoding"]
@@ -69,7 +69,7 @@ def test_a_run_records_what_other_max_pieces_would_drop(tmp_path):
     pairs = toy_pairs(300, seed=2) + [(" ".join(["chat"] * 120), " ".join(["cat"] * 120))] * 7
     path = write_tsv(tmp_path / "c.tsv", pairs)
     cfg = TrainConfig(vocab_size=40, valid_size=30, max_pieces=100, noise_share=0.0)
-    data = prepare([CorpusSpec(path=str(path))], cfg, valid=[], subwords=None, tgt_pieces=None,
+    data = prepare([CorpusSpec(path=str(path))], cfg, valid=[], subwords=None, output_ids=None,
                    report=quiet)  # fmt: skip
     stats = data.stats["corpora"][0]
     lost = stats["dropped_at_max_pieces"]
@@ -87,7 +87,7 @@ def test_sentencepiece_learns_from_a_bounded_sample(tmp_path, monkeypatch):
         return corpus.train_subwords(texts, **options)
 
     cfg = TrainConfig(vocab_size=40, valid_size=30)
-    prepare([CorpusSpec(path=str(path))], cfg, valid=[], subwords=None, tgt_pieces=None,
+    prepare([CorpusSpec(path=str(path))], cfg, valid=[], subwords=None, output_ids=None,
             report=quiet, subword_trainer=trainer)  # fmt: skip
     assert len(taught[0]) == 200  # 100 pairs, each side
     assert len(set(taught[0])) > 100  # drawn from the whole corpus, not its first lines

@@ -6,15 +6,16 @@ import itertools
 import math
 
 import torch
+from model_util import small, sources
 
 from seq2attn_cli.checkpoint import load_model
-from seq2attn_cli.config import BOS, EOS, ModelConfig
+from seq2attn_cli.config import BOS, EOS
 from seq2attn_cli.decoding.search.batched import batches, translate_ids
 from seq2attn_cli.decoding.search.beam import beam_search
 from seq2attn_cli.decoding.search.constraints import NO_REPEAT, ban_repeats_, max_lengths
 from seq2attn_cli.decoding.search.greedy import greedy
 from seq2attn_cli.model.int8 import quantize
-from seq2attn_cli.model.seq2seq import Seq2Seq, output_log_probs, state_size
+from seq2attn_cli.model.seq2seq import Seq2Seq, output_log_probs
 
 
 def encode(model, subwords, texts):
@@ -36,7 +37,7 @@ def test_beam_of_one_equals_greedy(tiny_model):
     g = greedy(model, encoded, limits)
     b = beam_search(model, encoded, limits, beam=1)
     for gh, (bh,) in zip(g, b, strict=True):
-        assert gh.tokens == bh.tokens
+        assert gh.indices == bh.indices
         assert math.isclose(gh.score, bh.score, rel_tol=1e-5, abs_tol=1e-5)
 
 
@@ -49,8 +50,8 @@ def test_beams_come_finished_sorted_best_first_and_beat_greedy(tiny_model):
         scores = [h.score for h in hyps]
         assert scores == sorted(scores, reverse=True) and 1 <= len(hyps) <= 4
         best, *others = hyps  # it ended with </s>: one attention row more than pieces
-        assert len(best.weights) == len(best.tokens) + 1 <= limit
-        assert all(len(h.tokens) + 1 <= limit and not h.weights for h in others)
+        assert len(best.weights) == len(best.indices) + 1 <= limit
+        assert all(len(h.indices) + 1 <= limit and not h.weights for h in others)
     for g, hyps in zip(greedy(model, encoded, limits), beams, strict=True):
         assert hyps[0].score >= g.score - 1e-5
 
@@ -60,9 +61,9 @@ def test_batching_does_not_change_translations(tiny_model):
     ids = subwords.encode(TEXTS * 3)
     together = translate_ids(model, ids, beam=3, batch_size=64)
     alone = [translate_ids(model, [x], beam=3, batch_size=1)[0] for x in ids]
-    assert [h.tokens for h in together] == [h.tokens for h in alone]
-    runners_up = [[r.tokens for r in h.runners_up] for h in together]
-    assert runners_up == [[r.tokens for r in h.runners_up] for h in alone]
+    assert [h.indices for h in together] == [h.indices for h in alone]
+    runners_up = [[r.indices for r in h.runners_up] for h in together]
+    assert runners_up == [[r.indices for r in h.runners_up] for h in alone]
 
 
 def test_batches_searched_side_by_side_translate_as_one_thread_does(tiny_model):
@@ -70,11 +71,11 @@ def test_batches_searched_side_by_side_translate_as_one_thread_does(tiny_model):
     ids = subwords.encode(TEXTS * 3)
     one = translate_ids(model, ids, beam=3, batch_size=4)
     three = translate_ids(model, ids, beam=3, batch_size=12, threads=3)  # 4 a batch, as one
-    assert [(h.tokens, h.score, h.weights) for h in three] == [
-        (h.tokens, h.score, h.weights) for h in one
+    assert [(h.indices, h.score, h.weights) for h in three] == [
+        (h.indices, h.score, h.weights) for h in one
     ]
-    assert [[r.tokens for r in h.runners_up] for h in three] == [
-        [r.tokens for r in h.runners_up] for h in one
+    assert [[r.indices for r in h.runners_up] for h in three] == [
+        [r.indices for r in h.runners_up] for h in one
     ]
 
 
@@ -95,7 +96,7 @@ def test_a_translation_carries_the_beams_runners_up_best_first(tiny_model):
         scores = [hyp.score, *(r.score for r in hyp.runners_up)]
         assert scores == sorted(scores, reverse=True) and len(scores) <= 4
         assert not any(r.runners_up for r in hyp.runners_up)
-        assert len(hyp.weights) == len(hyp.tokens) + 1
+        assert len(hyp.weights) == len(hyp.indices) + 1
         assert not any(r.weights for r in hyp.runners_up)  # only the best keeps its attention
     assert any(h.runners_up for h in found)
     assert not any(h.runners_up for h in translate_ids(model, ids, beam=1, batch_size=8))
@@ -108,7 +109,7 @@ def test_attention_rows_are_distributions_over_the_source(tiny_model):
         subwords.encode(TEXTS),
         strict=True,
     ):
-        assert len(hyp.weights) == len(hyp.tokens) + 1  # one row per piece, plus </s>
+        assert len(hyp.weights) == len(hyp.indices) + 1  # one row per piece, plus </s>
         for row in hyp.weights:
             assert math.isclose(sum(row), 1.0, abs_tol=1e-3)
             assert all(w == 0 for w in row[len(ids) + 1 :])  # padding gets nothing
@@ -119,7 +120,7 @@ def test_output_length_is_bounded_by_the_source(tiny_model):
     encoded, lengths = encode(model, subwords, TEXTS)
     limits = torch.ones_like(lengths) * 2
     for hyp in greedy(model, encoded, limits):
-        assert len(hyp.tokens) <= 1  # the last step allowed writes </s>
+        assert len(hyp.indices) <= 1  # the last step allowed writes </s>
 
 
 def test_a_translation_cut_at_the_length_limit_still_ends_with_its_eos_attention_row():
@@ -131,46 +132,8 @@ def test_a_translation_cut_at_the_length_limit_still_ends_with_its_eos_attention
     found = [[h] for h in greedy(model, encoded, limits)]
     found += beam_search(model, encoded, limits, beam=3)
     for hyps, limit in zip(found, limits.tolist() * 2, strict=True):
-        assert len(hyps[0].weights) == len(hyps[0].tokens) + 1 <= limit
-        assert all(EOS not in h.tokens and len(h.tokens) + 1 <= limit for h in hyps)
-
-
-def small(**architecture) -> ModelConfig:
-    """A small random model's config: 50 source pieces, 40 target, embeddings 8, states 16."""
-    return ModelConfig(src_vocab=50, tgt_vocab=40, embed=8, hidden=16, dropout=0.0, **architecture)
-
-
-def sources() -> tuple[torch.Tensor, torch.Tensor]:
-    """Three random source rows of 7, 5 and 3 pieces: (src, lengths)."""
-    return torch.randint(4, 50, (3, 7)), torch.tensor([7, 5, 3])
-
-
-def test_state_size_formula_matches_every_architecture():
-    for cell, attention, layers, input_feed in itertools.product(
-        ("gru", "lstm"), ("general", "dot", "additive", "none"), (1, 2), (False, True)
-    ):
-        config = small(cell=cell, attention=attention, layers=layers, input_feed=input_feed)
-        real = sum(t.numel() for t in Seq2Seq(config).state_dict().values())
-        assert state_size(config) == real, (cell, attention, layers, input_feed)
-
-
-def test_input_feeding_decodes_step_by_step_exactly_as_it_trains():
-    for cell in ("gru", "lstm"):
-        torch.manual_seed(0)
-        model = Seq2Seq(small(cell=cell, input_feed=True)).eval()
-        src, lengths = sources()
-        tgt_in = torch.randint(4, 40, (3, 6))
-        with torch.no_grad():
-            logits, weights = model(src, lengths, tgt_in)  # teacher forcing, as in training
-            encoded, steps = model.encode(src, lengths), []
-            state = encoded.init
-            for t in range(tgt_in.size(1)):
-                log_probs, w, state = model.step(tgt_in[:, t], state, encoded)
-                steps.append((log_probs, w))
-        expected = output_log_probs(logits)
-        for t, (log_probs, w) in enumerate(steps):
-            assert torch.allclose(log_probs, expected[:, t], atol=1e-5), (cell, t)
-            assert torch.allclose(w, weights[:, t], atol=1e-6), (cell, t)
+        assert len(hyps[0].weights) == len(hyps[0].indices) + 1 <= limit
+        assert all(EOS not in h.indices and len(h.indices) + 1 <= limit for h in hyps)
 
 
 def test_input_fed_beams_score_what_forced_decoding_of_them_scores():
@@ -192,11 +155,11 @@ def test_input_fed_beams_score_what_forced_decoding_of_them_scores():
         beams = beam_search(model, encoded, max_lengths(lengths), beam=4, no_repeat=0)
         for i, hyps in enumerate(beams):
             for h in hyps:
-                tgt = torch.tensor([[BOS, *h.tokens]])  # (1, len + 1)
+                tgt = torch.tensor([[BOS, *h.indices]])  # (1, len + 1)
                 with torch.no_grad():
                     logits, _ = model(src[i : i + 1, : lengths[i]], lengths[i : i + 1], tgt)
                 forced = output_log_probs(logits)[0]  # (len + 1, vocab)
-                pieces = h.tokens + [EOS]  # every beam ends with </s>, at the limit too
+                pieces = h.indices + [EOS]  # every beam ends with </s>, at the limit too
                 expected = sum(float(forced[t, p]) for t, p in enumerate(pieces)) / len(pieces)
                 assert math.isclose(h.score, expected, abs_tol=1e-4), (cell, layers, attention)
                 ended += len(pieces) < int(max_lengths(lengths)[i])  # ended before the limit
@@ -218,17 +181,17 @@ def test_the_best_beam_keeps_the_attention_of_its_own_steps():
         beams = beam_search(model, model.encode(src, lengths), max_lengths(lengths), beam=4)
         for i, hyps in enumerate(beams):
             best = hyps[0]
-            tgt = torch.tensor([[BOS, *best.tokens]])  # (1, len + 1)
+            tgt = torch.tensor([[BOS, *best.indices]])  # (1, len + 1)
             with torch.no_grad():
                 _, weights = model(src[i : i + 1, : lengths[i]], lengths[i : i + 1], tgt)
             got = torch.tensor(best.weights)  # (len + 1, source length)
-            longer += len(best.tokens) > 3
+            longer += len(best.indices) > 3
             assert torch.allclose(got, weights[0], atol=1e-5), (cell, i)
     assert longer > 4  # translations long enough for the beams to have been reordered
 
 
-def _repeated(tokens: list[int], n: int) -> bool:
-    grams = [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+def _repeated(indices: list[int], n: int) -> bool:
+    grams = [tuple(indices[i : i + n]) for i in range(len(indices) - n + 1)]
     return len(grams) != len(set(grams))
 
 
@@ -248,8 +211,8 @@ def test_no_repeat_translations_never_repeat_a_run_of_pieces(tiny_model):
     ids = subwords.encode(TEXTS)
     for beam in (1, 4):
         stuck = translate_ids(model, ids, beam=beam, batch_size=8, no_repeat=0)
-        assert all(_repeated(hyp.tokens, 2) for hyp in stuck)
+        assert all(_repeated(hyp.indices, 2) for hyp in stuck)
         for hyp in translate_ids(model, ids, beam=beam, batch_size=8, no_repeat=2):
-            assert not _repeated(hyp.tokens, 2), hyp.tokens
+            assert not _repeated(hyp.indices, 2), hyp.indices
         for hyp in translate_ids(model, ids, beam=beam, batch_size=8):  # s2a's default
-            assert not _repeated(hyp.tokens, NO_REPEAT), hyp.tokens
+            assert not _repeated(hyp.indices, NO_REPEAT), hyp.indices

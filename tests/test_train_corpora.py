@@ -207,7 +207,7 @@ def test_init_with_input_feed_grows_a_model_that_first_translates_as_before(
     ids = subwords.encode(["je mange pain", "il voit grand chat rouge"])
     with torch.no_grad():  # lr 0: the grown model's zero feed weights stay zero
         before, after = (translate_ids(m, ids, beam=3, batch_size=2) for m in (plain, fed))
-    assert [h.tokens for h in before] == [h.tokens for h in after]
+    assert [h.indices for h in before] == [h.indices for h in after]
     for command in (["translate"], ["inspect", "--steps"], ["inspect", "--target", "I eat bread"]):
         shown = [
             CliRunner().invoke(app, [*command, "--model", str(m), "je mange pain"]).stdout

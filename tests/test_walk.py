@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 from test_server import S2A, client_for
 
 from seq2attn_cli.decoding.explain.inspection import inspect_sentence
-from seq2attn_cli.decoding.explain.walk import pool
+from seq2attn_cli.decoding.explain.walk import pool, walk
 from seq2attn_cli.decoding.translator import Translator
 
 SENTENCE = "il voit grand chat rouge"
@@ -117,3 +117,19 @@ def test_steps_asks_for_the_api_key_translate_asks_for(translator) -> None:
         assert keyed.post("/steps", json={"q": SENTENCE}).status_code == 403
         reply = keyed.post("/steps", json={"q": SENTENCE, "api_key": "s3cret"})
         assert reply.status_code == 200 and len(reply.json()["models"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("source", "written", "said"),
+    [  # issue #44: the page said "s2a set a/an" whenever the translation was not the model's
+        ("Erdoğan a vu www.example.com hier.", "Erdogan saw URL yesterday.",
+         {"wrote back the letters it read as base letters", "wrote back each URL as given"}),
+        ("Nous avons vu une pomme.", "We saw a apple.", {"set a/an by the next word"}),
+        ("Nous avons vu une pomme.", "We saw an apple.", set()),
+    ],
+)  # fmt: skip
+def test_the_step_through_page_names_the_rules_that_changed_the_translation_and_no_other(
+    shipped, model_writes, source, written, said
+) -> None:
+    model_writes(written)
+    assert set(walk(shipped, source).as_dict()["changes"]) == said

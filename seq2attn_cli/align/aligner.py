@@ -48,7 +48,7 @@ def align(
 ) -> list[Alignment]:
     """Align each (source, target) pair by force-decoding the target after the source; a pair
     with an empty side gets no links. A pair's links never depend on the pairs beside it."""
-    if translator.config.model.attention == "none":
+    if not translator.config.model.attends:
         raise ValueError("the model has no attention (--attention none): it cannot align words")
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")

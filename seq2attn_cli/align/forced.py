@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..config import BOS, EOS, PAD
+from ..config import BOS, EOS, PAD, UNK
 from ..decoding.rules.clean import Cleaned
 from ..decoding.search.batched import FULL_WIDTH, padded, width
 from ..decoding.translator import Translator
@@ -62,7 +62,6 @@ def forced_weights(
     """For each pair of source and target ids, the attention weights of every step that
     writes the target: (len(tgt) + 1, len(src) + 1), the last row and column </s>."""
     model, device = translator.model, translator.device
-    to_index = {p: i for i, p in enumerate(translator.tgt_pieces)}
     out: list[torch.Tensor | None] = [None] * len(src)
     sizes = [(len(s) + 1, len(t) + 1) for s, t in zip(src, tgt, strict=True)]
     for index in forced_batches(sizes, batch_size):
@@ -72,7 +71,7 @@ def forced_weights(
         for r, i in enumerate(index):
             src_batch[r, : sizes[i][0]] = torch.tensor(src[i] + [EOS], device=device)
             # pieces the model cannot write are fed as <unk>, as `inspect --target` feeds them
-            fed = [BOS] + [to_index.get(p, 1) for p in tgt[i]]
+            fed = [BOS] + [translator.output_index.get(piece_id, UNK) for piece_id in tgt[i]]
             tgt_in[r, : len(fed)] = torch.tensor(fed, device=device)
         encoded = padded(model.encode(src_batch, lengths), width(int(lengths.max())))
         decoder = model.decoder

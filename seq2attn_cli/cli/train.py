@@ -13,7 +13,7 @@ import tempfile
 import time
 from contextlib import suppress
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -31,6 +31,9 @@ from .common import (
     handled,
     setup_torch,
 )  # fmt: skip
+
+if TYPE_CHECKING:  # training imports torch: not for --help
+    from ..training.run import StoredRun
 
 TRAIN = TrainConfig()  # the defaults of a run and of a model: one home, config.py
 MODEL = {
@@ -180,7 +183,7 @@ def train(
         else:
             if not corpora:
                 fail("give at least one CORPUS (or --resume to continue the run in --out)")
-            specs = _corpus_specs(corpora, weights=weights, src_col=src_col, tgt_col=tgt_col)
+            specs = _corpus_specs(corpora, rates=weights, src_col=src_col, tgt_col=tgt_col)
             valid_specs = [
                 CorpusSpec(path=str(v), src_col=specs[0].src_col, tgt_col=specs[0].tgt_col)
                 for v in valid or []
@@ -195,7 +198,7 @@ def train(
 
 
 def _corpus_specs(
-    corpora: list[Path], *, weights: str, src_col: str, tgt_col: str
+    corpora: list[Path], *, rates: str, src_col: str, tgt_col: str
 ) -> list[CorpusSpec]:
     """One CorpusSpec per corpus from the comma lists of --weights, --src-col, --tgt-col."""
 
@@ -210,29 +213,28 @@ def _corpus_specs(
             fail(f"{option} {text!r}: give one value, or one per corpus ({len(corpora)})")
         return values
 
-    ws = per_corpus("--weights", weights, float)
+    per_epoch = per_corpus("--weights", rates, float)  # passes per epoch over each corpus
     srcs = per_corpus("--src-col", src_col, int)
     tgts = per_corpus("--tgt-col", tgt_col, int)
     try:
         return [
-            CorpusSpec(path=str(c), src_col=s, tgt_col=t, weight=w)
-            for c, s, t, w in zip(corpora, srcs, tgts, ws, strict=True)
+            CorpusSpec(path=str(c), src_col=s, tgt_col=t, rate=r)
+            for c, s, t, r in zip(corpora, srcs, tgts, per_epoch, strict=True)
         ]
     except ValueError as error:
         fail(str(error))
         raise
 
 
-def _located(stored: tuple, out: Path, corpora: list[Path], valid: list[Path]) -> tuple:
+def _located(stored: StoredRun, out: Path, corpora: list[Path], valid: list[Path]) -> StoredRun:
     """The stored run with its corpora and --valid files found (training/paths.py)."""
     from ..training.paths import located
 
-    cfg, model_config, specs, valid_specs = stored
-    specs, notes = located(specs, corpora, out=out)
-    valid_specs, more = located(valid_specs, valid, out=out)
+    specs, notes = located(stored.corpora, corpora, out=out)
+    valid_specs, more = located(stored.valid, valid, out=out)
     for note in notes + more:
         err.print(f"s2a: {note}", soft_wrap=True)
-    return cfg, model_config, specs, valid_specs
+    return stored._replace(corpora=specs, valid=valid_specs)
 
 
 def _init_options(init: Path, params: dict[str, Any], given: set[str]) -> dict[str, Any]:
@@ -252,13 +254,13 @@ def _init_options(init: Path, params: dict[str, Any], given: set[str]) -> dict[s
     return options
 
 
-def _resumed(stored: tuple, params: dict[str, Any], given: set[str]) -> tuple:
+def _resumed(stored: StoredRun, params: dict[str, Any], given: set[str]) -> tuple:
     """The stored run's settings with new limits; a flag that contradicts them is an error."""
     cfg, model_config, specs, valid_specs = stored
     now = {
         **dataclasses.asdict(cfg), **dataclasses.asdict(model_config),
         "corpora": [Path(s.path) for s in specs], "valid": [Path(v.path) for v in valid_specs],
-        "weights": ",".join(f"{s.weight:g}" for s in specs),
+        "weights": ",".join(f"{s.rate:g}" for s in specs),
         "src_col": ",".join(str(s.src_col) for s in specs),
         "tgt_col": ",".join(str(s.tgt_col) for s in specs),
     }  # fmt: skip

@@ -21,25 +21,25 @@ class Batch:
     tgt_out: torch.Tensor  # (batch, tgt_len)  y1 .. yn EOS
 
     @property
-    def tgt_tokens(self) -> int:
-        """Number of real (non-pad) target tokens: what tokens/s counts."""
+    def tgt_count(self) -> int:
+        """Number of real (non-pad) target positions: what tokens/s counts."""
         return int((self.tgt_out != PAD).sum())
 
 
-def epoch_examples(sizes: list[int], weights: list[float], *, seed: int, epoch: int) -> list[int]:
-    """Indices of the examples one epoch trains on: each corpus `weight` times over.
+def epoch_examples(sizes: list[int], rates: list[float], *, seed: int, epoch: int) -> list[int]:
+    """Indices of the examples one epoch trains on: each corpus `rate` times over (--weights).
 
-    Corpus k holds the examples after those of corpora 0..k-1. Weight 3 takes each of its
+    Corpus k holds the examples after those of corpora 0..k-1. Rate 3 takes each of its
     pairs three times; 0.25 a quarter of them, a different quarter each epoch (the corpus is
     walked in one fixed shuffled order), so a big corpus is seen whole over several epochs
     without drowning the others. Depends only on (seed, epoch): resume sees the same mix.
     """
     examples: list[int] = []
     offset = 0
-    for k, (size, weight) in enumerate(zip(sizes, weights, strict=True)):
-        whole = int(weight)
+    for k, (size, rate) in enumerate(zip(sizes, rates, strict=True)):
+        whole = int(rate)
         examples += list(range(offset, offset + size)) * whole
-        take = round((weight - whole) * size)
+        take = round((rate - whole) * size)
         if take:
             order = list(range(offset, offset + size))
             random.Random(seed * 7919 + k).shuffle(order)

@@ -19,7 +19,7 @@ from typing import Any
 from ..config import CorpusSpec, TrainConfig
 from ..errors import CorpusError
 from . import languages
-from .ids import IdStore, to_output_ids
+from .ids import IdStore, to_output_indices
 from .noise import noisy_copies
 from .reading import BUCKETS, ReadReport, bucket_of, iter_pairs, normalize, read_pairs, space_quotes
 from .subwords import Subwords, train_subwords
@@ -38,8 +38,8 @@ class ValidSet:
 
     name: str
     pairs: list[tuple[str, str]]
-    src: list[list[int]]
-    tgt: list[list[int]]  # output-vocabulary indices
+    src: list[list[int]]  # SentencePiece ids
+    tgt: list[list[int]]  # output indices
     read: dict[str, Any] = field(default_factory=dict)  # its file's lines, skipped ones by reason
 
 
@@ -48,11 +48,11 @@ class Prepared:
     """Corpora turned into ids, ready for batching."""
 
     subwords: Subwords
-    train_src: IdStore
-    train_tgt: IdStore  # output-vocabulary indices
+    train_src: IdStore  # SentencePiece ids
+    train_tgt: IdStore  # output indices
     sizes: list[int]  # examples per corpus, in order: corpus k follows corpora 0..k-1
     valid: list[ValidSet]
-    tgt_pieces: list[int]  # output index -> SentencePiece id
+    output_ids: list[int]  # output index -> SentencePiece id
     stats: dict[str, Any]
     spaced_quotes: bool = False  # the model reads and writes opening quotes spaced off
 
@@ -63,7 +63,7 @@ def prepare(
     *,
     valid: list[CorpusSpec],
     subwords: Subwords | None,
-    tgt_pieces: list[int] | None,
+    output_ids: list[int] | None,
     report: Report,
     subword_trainer: Callable[..., Subwords] = train_subwords,
     expected: tuple[str | None, str | None] = (None, None),
@@ -99,7 +99,7 @@ def prepare(
         report("corpus", {"stats": info})
     if not len(src_store):
         raise CorpusError(f"{corpora[0].path}: no pair left to train on")
-    tgt_pieces, table = to_output_ids(tgt_store, tgt_pieces, len(subwords))
+    output_ids, table = to_output_indices(tgt_store, output_ids, len(subwords))
     sets = [_valid_set(name, pairs, read, encode, table, cfg) for name, pairs, read in valid_sets]
     summary = {
         "languages": {"source": direction[0], "target": direction[1]},
@@ -108,7 +108,7 @@ def prepare(
         "vocabulary": {
             "asked": cfg.vocab_size if trained else None,  # None: the pieces of --init/resume
             "pieces": len(subwords),
-            "target": len(tgt_pieces),
+            "target": len(output_ids),
         },
         "train_examples": len(src_store),
     }
@@ -119,7 +119,7 @@ def prepare(
         train_tgt=tgt_store,
         sizes=sizes,
         valid=sets,
-        tgt_pieces=tgt_pieces,
+        output_ids=output_ids,
         stats=summary,
         spaced_quotes=spaced_quotes,
     )
@@ -140,7 +140,7 @@ def _valid_set(
     table: array,
     cfg: TrainConfig,
 ) -> ValidSet:
-    """A validation set encoded: source pieces, and target pieces as output indices (`table`)."""
+    """A validation set encoded: source SentencePiece ids, target output indices (`table`)."""
     return ValidSet(
         name=name,
         pairs=pairs,
@@ -247,17 +247,17 @@ def _subword_sample(
     held_tgt: set[str],
     progress: Report,
 ) -> list[str]:
-    """Source and target text to train SentencePiece on, each corpus as its weight says: a
+    """Source and target text to train SentencePiece on, each corpus at its rate: a
     uniform sample of at most SPM_SENTENCES, so memory stays bounded however big the corpora."""
     room, seen = SPM_SENTENCES // 2, 0  # pairs
     sample: list[tuple[str, str]] = []
     pick = random.Random(cfg.seed)
     for k, spec in enumerate(corpora):
         rng = random.Random(cfg.seed * 31 + k)
-        rate = min(1.0, spec.weight)
+        share = min(1.0, spec.rate)
         read = ReadReport(path=spec.path)
         for pair in _pairs(spec, cfg, read, progress, "sampling text for SentencePiece"):
-            if pair[0] not in held_src and pair[1] not in held_tgt and rng.random() < rate:
+            if pair[0] not in held_src and pair[1] not in held_tgt and rng.random() < share:
                 if len(sample) < room:
                     sample.append(pair)
                 elif (j := pick.randrange(seen + 1)) < room:  # reservoir sampling
@@ -313,7 +313,7 @@ def _encode_corpus(
     _refuse_empty(report)
     return {
         "corpus": spec.path,
-        "weight": spec.weight,
+        "weight": spec.rate,  # config.json's name, after --weights
         **report.figures(),
         "pairs_read": report.kept,
         "held_out": held_out,
@@ -324,6 +324,6 @@ def _encode_corpus(
             str(limit): sum(reached[i + 1 :]) for i, limit in enumerate(PIECE_LIMITS)
         },
         "train_examples": kept,
-        "per_epoch": round(kept * spec.weight),
+        "per_epoch": round(kept * spec.rate),
         "length_histogram": histogram,
     }

@@ -1,5 +1,5 @@
-"""Token ids kept compactly: many id sequences in one flat array, and the target side
-renumbered into the model's output vocabulary. Imports no torch."""
+"""SentencePiece ids kept compactly: many id sequences in one flat array, and the target side
+renumbered into output indices (the rows of the model's output layer). Imports no torch."""
 
 from __future__ import annotations
 
@@ -31,17 +31,18 @@ class IdStore:
         return array("I", map(operator.sub, self.starts[1:], self.starts[:-1]))
 
 
-def to_output_ids(
-    tgt_store: IdStore, tgt_pieces: list[int] | None, vocab: int
+def to_output_indices(
+    tgt_store: IdStore, output_ids: list[int] | None, vocab: int
 ) -> tuple[list[int], array]:
-    """Renumber the target side into output ids; the output pieces and the id table."""
-    if tgt_pieces is None:  # a new model: the pieces its training targets use
+    """Renumber the target side into output indices, in place; the output ids (the
+    SentencePiece id of each output index) and the table from SentencePiece id to index."""
+    if output_ids is None:  # a new model: the pieces its training targets use
         seen = set(tgt_store.ids)
-        tgt_pieces = [PAD, UNK, BOS, EOS] + sorted(seen - {PAD, UNK, BOS, EOS})
-    table = array(tgt_store.ids.typecode, [UNK] * vocab)  # SentencePiece id -> output
-    for i, p in enumerate(tgt_pieces):
-        table[p] = i
+        output_ids = [PAD, UNK, BOS, EOS] + sorted(seen - {PAD, UNK, BOS, EOS})
+    table = array(tgt_store.ids.typecode, [UNK] * vocab)  # SentencePiece id -> output index
+    for index, piece_id in enumerate(output_ids):
+        table[piece_id] = index
     ids, step = tgt_store.ids, 1 << 20  # in place, a slice at a time: no second copy
     for a in range(0, len(ids), step):
         ids[a : a + step] = array(ids.typecode, map(table.__getitem__, ids[a : a + step]))
-    return tgt_pieces, table
+    return output_ids, table

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .explain.alignment import word_alignment, word_level
+from .explain.alignment import WordAttention, word_alignment, word_level
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class Translation:
     score: float  # log-probability per output piece
     src_tokens: list[str]  # source pieces, then </s>
     tgt_tokens: list[str]  # output pieces, then </s>
-    # attention: one row per tgt token, one column per src token (float32 arrays: search/)
+    # attention: one row per target piece, one column per source piece (float32 arrays: search/)
     weights: list[Sequence[float]]
     truncated: bool = False  # the source was longer than the model takes and was cut
     # the model's own pieces, when a rule after the search changed them (rules/articles.py:
@@ -50,10 +50,10 @@ class Translation:
         return word_alignment(self.src_tokens, self.tgt_tokens, self.weights)
 
     @property
-    def word_attention(self) -> tuple[list[str], list[str], list[list[float]]]:
+    def word_attention(self) -> WordAttention:
         """Attention between words, not pieces: (source words, target words, weights)."""
         if not self.has_attention:
-            return [], [], []
+            return WordAttention([], [], [])
         return word_level(self.src_tokens, self.tgt_tokens, self.weights)
 
     def as_dict(self) -> dict[str, Any]:

@@ -41,7 +41,8 @@ class Translator:
         self.threads = threads  # batches searched side by side on a CPU (search/batched.py)
         self.max_chars = config.training.max_chars  # the limits the model was trained within
         self.max_pieces = config.training.max_pieces
-        self.tgt_pieces = model.tgt_pieces.tolist()
+        self.output_ids = model.output_ids.tolist()  # output index -> SentencePiece id
+        self.output_index = {piece_id: i for i, piece_id in enumerate(self.output_ids)}
         setting = Setting(
             subwords=subwords,
             languages=config.languages,
@@ -167,14 +168,14 @@ class Translator:
     def searched(self, ids: list[int], hyp: Hypothesis) -> tuple[Translation, list[Translation]]:
         """What the search wrote for source `ids`, before the rules: its best translation and
         the beam's runners-up (without attention)."""
-        src_tokens = self.subwords.pieces(ids) + [EOS_PIECE]
+        src_pieces = self.subwords.pieces(ids) + [EOS_PIECE]
         attends = self.config.model.attends
 
         def written(h: Hypothesis, weights: list) -> Translation:
-            pieces = self.subwords.pieces([self.tgt_pieces[t] for t in h.tokens])
+            pieces = self.subwords.pieces([self.output_ids[i] for i in h.indices])
             text = self.subwords.text(pieces)
             return Translation(
-                text, text, h.score, src_tokens, pieces + [EOS_PIECE], weights, attends=attends
+                text, text, h.score, src_pieces, pieces + [EOS_PIECE], weights, attends=attends
             )
 
         return written(hyp, hyp.weights), [written(h, []) for h in hyp.runners_up]

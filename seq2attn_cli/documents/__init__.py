@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..config import DECODE
 from ..data.streams import not_text
@@ -18,6 +18,9 @@ from ..errors import DocumentError
 from . import html, markdown, srt, text
 from .chunks import Chunk
 from .inline import render, sources
+
+if TYPE_CHECKING:
+    from ..decoding.translation import Translation
 
 READERS: dict[str, Callable[[str], list[Chunk]]] = {
     "text": text.read,
@@ -57,7 +60,14 @@ def unreadable(text: str, *, format: str) -> list[str]:
 
 def translate_document(translator: Any, text: str, *, format: str, beam: int = DECODE.beam) -> str:
     """A document translated: its structure kept, its sentences translated, its tags placed."""
-    return translated(translator, text, format=format, beam=beam)[0]
+    return translated(translator, text, format=format, beam=beam).text
+
+
+class Translated(NamedTuple):
+    """A document translated, and each of its sentences' Translation (what it left out)."""
+
+    text: str
+    sentences: list[Translation]
 
 
 def translated(
@@ -67,7 +77,7 @@ def translated(
     format: str,
     beam: int = DECODE.beam,
     glossary: Mapping[str, str] | None = None,
-) -> tuple[str, list]:
+) -> Translated:
     """A document translated, and each of its sentences' Translation (what it left out)."""
     if format not in READERS:
         raise DocumentError(f"unknown document format {format!r} (one of {', '.join(FORMATS)})")
@@ -83,4 +93,4 @@ def translated(
     wanted = list(dict.fromkeys(sources(chunks, limit)))
     translations = translator.translate(wanted, beam=beam, glossary=glossary)
     done = dict(zip(wanted, translations, strict=True))
-    return render(chunks, done, limit), translations
+    return Translated(render(chunks, done, limit), translations)

@@ -28,8 +28,8 @@ RNNState = torch.Tensor | tuple[torch.Tensor, torch.Tensor]  # what nn.GRU / nn.
 
 
 class DecoderState(NamedTuple):
-    """The decoder's state between steps; each part (layers or 1, rows, hidden), so beams
-    select all parts alike (seq2seq.select_state)."""
+    """The decoder's state between steps; each tensor (layers or 1, rows, hidden), so beams
+    select all tensors alike (seq2seq.select_state)."""
 
     h: torch.Tensor  # the RNN's hidden state, (layers, rows, hidden)
     c: torch.Tensor | None = None  # the LSTM's cell state; None for a GRU
@@ -143,7 +143,7 @@ class Decoder(nn.Module):
             *outputs, state = self.rnn_step(embedded[:, t : t + 1], state, encoder_states, mask)
             steps.append(outputs)
         # (batch, tgt_len, hidden), (batch, tgt_len, hidden), (batch, tgt_len, src_len)
-        h, attentional, weights = (torch.cat(parts, dim=1) for parts in zip(*steps, strict=True))
+        h, attentional, weights = (torch.cat(column, dim=1) for column in zip(*steps, strict=True))
         return h, attentional, weights, state
 
     def step(

@@ -108,23 +108,23 @@ class _FedRecurrence(torch.autograd.Function):
                 hc = torch.cat([state[0], context], dim=1)  # (rows, 2 hidden) [h_t; c_t]
                 feed = torch.tanh(_mm(hc, w["c"].t(), w["b_c"]))  # (rows, hidden) attentional
                 states.append(state), saved.append(cell_saved), steps.append((weights, hc, feed))
-            parts = stack_saved(states)  # per part of the state: (steps, rows, hidden)
+            stacked = stack_saved(states)  # per tensor of the state (h, c): (steps, rows, H)
             weights, hc, attentional = stack_saved(steps)  # (steps, rows, src_len / 2H / H)
             ctx.factors = Cell.factors(stack_saved(saved))
         ctx.cell, ctx.w, ctx.attend = Cell, w, attend
-        h_prev = torch.cat([h0[None], parts[0][:-1]])  # (steps, rows, hidden) the h each read
+        h_prev = torch.cat([h0[None], stacked[0][:-1]])  # (steps, rows, hidden) the h each read
         feed_prev = torch.cat([feed0[None], attentional[:-1]])  # the attentional vector each read
         ctx.save_for_backward(h_prev, feed_prev, hc, weights, attentional)
-        return (*parts, attentional, weights)
+        return (*stacked, attentional, weights)
 
     @staticmethod
     def backward(ctx, *grads_out):
-        *d_parts, d_attentional, d_weights = grads_out
+        *d_states, d_attentional, d_weights = grads_out
         Cell, w, attend, f = ctx.cell, ctx.w, ctx.attend, ctx.factors
         h_prev, feed_prev, hc, weights, attentional = ctx.saved_tensors
         steps, rows, hidden = attentional.shape
         zeros = attentional.new_zeros(rows, hidden)
-        dstate = tuple(zeros for _ in d_parts)
+        dstate = tuple(zeros for _ in d_states)
         dfeed, tanh_grad = zeros, 1 - attentional * attentional  # (steps, rows, hidden)
         kept: dict[str, list[torch.Tensor]] = {k: [] for k in ("gi", "gh", "u", "s", "c")}
         for t in reversed(range(steps)):
@@ -133,7 +133,7 @@ class _FedRecurrence(torch.autograd.Function):
             dhc = _back(du, w["c"])  # (rows, 2 hidden): d [h_t; c_t]
             dw_t = None if d_weights is None else d_weights[t].float()
             dh_att, d_scores = attend.backward(dhc[:, hidden:], dw_t, weights[t])
-            dstate = _add_step(dstate, d_parts, t)
+            dstate = _add_step(dstate, d_states, t)
             dh = dstate[0] + dhc[:, :hidden] + dh_att
             dgi, dgh, dprev = Cell.backward((dh, *dstate[1:]), tuple(x[t] for x in f))
             dstate = (dprev[0] + _back(dgh, w["hh"]), *dprev[1:])
@@ -148,10 +148,10 @@ class _FedRecurrence(torch.autograd.Function):
         return (None, d_gi, *key_grads, None, dfeed, *weight_grads, *dstate)
 
 
-def _add_step(dstate: Tensors, d_parts: tuple, t: int) -> Tensors:
+def _add_step(dstate: Tensors, d_states: tuple, t: int) -> Tensors:
     """The gradients flowing into step t's state: from step t + 1, and from its own output."""
     return tuple(
-        d if dp is None else d + dp[t].float() for d, dp in zip(dstate, d_parts, strict=True)
+        d if dp is None else d + dp[t].float() for d, dp in zip(dstate, d_states, strict=True)
     )
 
 
@@ -184,17 +184,17 @@ def fed_recurrence(
     cell: str, gi: torch.Tensor, state: Tensors, feed: torch.Tensor, *, keys: torch.Tensor,
     score_keys: torch.Tensor, mask: torch.Tensor, rnn: Any, combine: Any,
 ) -> tuple[Tensors, torch.Tensor, torch.Tensor]:  # fmt: skip
-    """Run the input-feeding decoder over time-major gi: (state parts, attentional, weights).
+    """Run the input-feeding decoder over time-major gi: (state tensors, attentional, weights).
 
-    Every output is time-major, one row a step: the state parts (h, and c for an LSTM) and the
+    Every output is time-major, one row a step: the state tensors (h, and c for an LSTM) and the
     attentional vectors (steps, rows, hidden), the weights (steps, rows, src_len). `rnn` holds
     the cell's weights in nn.GRU/nn.LSTM's layout; gi is the embeddings' part of the input
     pre-activation (with b_ih), the fed part's weights being w_ih's last columns. Scores are
     h_t . score_keys (Attention.score_keys), contexts weighted sums of the keys.
     """
     w_if = rnn.weight_ih_l0[:, -feed.size(-1) :]  # (gates * hidden, hidden): the fed columns
-    *parts, attentional, weights = _FedRecurrence.apply(
+    *states, attentional, weights = _FedRecurrence.apply(
         cell, gi, score_keys, keys, mask, feed, w_if, rnn.weight_hh_l0, rnn.bias_hh_l0,
         combine.weight, combine.bias, *state,
     )  # fmt: skip
-    return tuple(parts), attentional, weights
+    return tuple(states), attentional, weights

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import torch
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
 from ..config import BOS, PAD, ModelConfig
 from .decoder import Decoder, DecoderState
@@ -47,7 +49,8 @@ class Seq2Seq(nn.Module):
             input_feed=c.input_feed,
         )
         # output index -> SentencePiece id; the output layer covers target-side pieces only
-        self.register_buffer("tgt_pieces", torch.arange(c.tgt_vocab), persistent=True)
+        # (model files name it tgt_pieces: checkpoint.STORED_NAMES)
+        self.register_buffer("output_ids", torch.arange(c.tgt_vocab), persistent=True)
 
     def encode(self, src: torch.Tensor, src_lengths: torch.Tensor) -> Encoded:
         """Encode a padded source batch."""
@@ -111,23 +114,22 @@ def select_encoded(encoded: Encoded, index: torch.Tensor) -> Encoded:
     )
 
 
+class _Uninitialised(TorchFunctionMode):
+    """torch.nn.init's functions leave their tensor as it is: modules built for their shapes.
+
+    On the meta device nn.init.normal_ (nn.Embedding's) imports torch._dynamo: 2.1 s under
+    load, as long as importing torch itself, on every model load."""
+
+    def __torch_function__(
+        self, func: Callable, types: tuple, args: tuple = (), kwargs: dict | None = None
+    ) -> Any:
+        if getattr(func, "__module__", None) == "torch.nn.init":
+            return args[0] if args else kwargs["tensor"]
+        return func(*args, **(kwargs or {}))
+
+
 def state_size(c: ModelConfig) -> int:
-    """Numbers in a model's state (parameters and the tgt_pieces buffer), from its config alone."""
-    gates = 3 if c.cell == "gru" else 4
-
-    def rnn(inp: int, size: int, directions: int) -> int:
-        first = gates * size * (inp + size + 2)  # weights over input and state, two biases
-        rest = gates * size * (size * directions + size + 2)
-        return directions * (first + (c.layers - 1) * rest)
-
-    attention = {"general": c.hidden**2, "additive": 2 * c.hidden**2 + 2 * c.hidden}
-    return (
-        c.src_vocab * c.embed + rnn(c.embed, c.hidden // 2, 2)  # encoder
-        + c.hidden * c.hidden + c.hidden  # bridge
-        + c.tgt_vocab * c.embed
-        + rnn(c.embed + (c.hidden if c.input_feed else 0), c.hidden, 1)  # decoder RNN
-        + attention.get(c.attention, 0)
-        + 2 * c.hidden * c.hidden + c.hidden  # combine [h_t; c_t]
-        + c.hidden * c.tgt_vocab + c.tgt_vocab  # output layer
-        + c.tgt_vocab  # tgt_pieces
-    )  # fmt: skip
+    """Numbers in a model's state (parameters and buffers), counted on the model built on
+    torch's meta device: shapes without memory, so a stranger's config allocates nothing."""
+    with torch.device("meta"), _Uninitialised():
+        return sum(t.numel() for t in Seq2Seq(c).state_dict().values())

@@ -20,7 +20,7 @@ from starlette.requests import Request
 
 TEXT_FIELDS = ("source", "target", "format", "api_key")
 FIELDS = {"q", "alternatives", "attention", "glossary", *TEXT_FIELDS}
-FILE_FIELDS = {"file", "source", "target", "api_key"}  # /translate_file's
+FILE_FIELDS = {"file", "source", "target", "api_key", "glossary"}  # /translate_file's
 FORMATS = ("text", "html")  # what /translate's `format` may be, as LibreTranslate's
 
 

@@ -29,6 +29,7 @@ from .fields import (
     check_key,
     check_known,
     check_languages,
+    glossary_of,
     read_body,
     read_fields,
     texts_of,
@@ -36,7 +37,8 @@ from .fields import (
 )
 from .files import Downloads, text_of
 
-if TYPE_CHECKING:  # server.py imports this module
+if TYPE_CHECKING:  # server.py imports this module; documents, imported when a file comes
+    from ..documents import Translated
     from .server import Batcher
 
 
@@ -106,11 +108,12 @@ class Service:
         upload = upload_of(fields)
         form = file_format(upload.filename or "")
         source = check_languages(fields, self.languages)
+        glossary = glossary_of(fields.get("glossary"))  # a form's field: the object as JSON
         text = text_of(await upload.read(), upload.filename or "")
         texts_of([text], self.limits, single=True)
         if source == "auto":
             await self.detected([text], single=True)
-        done, _ = await self.document(text, form)
+        done, _ = await self.document(text, form, glossary)
         name = self.downloads.add(upload.filename or "", done.encode("utf-8"))
         return JSONResponse({"translatedFileUrl": f"{request.base_url}download_file/{name}"})
 
@@ -170,12 +173,12 @@ class Service:
 
     async def document(
         self, text: str, form: str, glossary: dict[str, str] | None = None
-    ) -> tuple[str, list[Any]]:
+    ) -> Translated:
         """A document (HTML, Markdown, subtitles) translated in the search thread, and its
         sentences' Translations."""
         from ..documents import translated
 
-        def work() -> tuple[str, list[Any]]:
+        def work() -> Translated:
             return translated(self.translator, text, format=form, beam=self.beam, glossary=glossary)
 
         loop = asyncio.get_running_loop()

@@ -134,7 +134,7 @@ def train_epoch(
         shards[2 * rank + 1] += sum(index)
         elapsed = time.monotonic() - clock[0]
         asks = (bool(cfg.max_time) and elapsed >= cfg.max_time * 60, *signals.votes())
-        loss, tokens, (time_up, interrupted, terminated) = _step(
+        loss, tgt_count, (time_up, interrupted, terminated) = _step(
             run.net, run.optimizer, batch, cfg, run.device, asks
         )
         state.position += world
@@ -142,7 +142,7 @@ def train_epoch(
             _count_nan(state, report)
         else:
             state.step += 1
-            window_tokens += tokens
+            window_tokens += tgt_count
             now = time.monotonic()
             state.train_seconds = clock[1] + now - clock[0]
             report("step", {
@@ -211,7 +211,7 @@ def _epoch_plan(
     """The current epoch's batches, a whole number per rank, announced in a report."""
     cfg, state = run.cfg, run.state
     examples = epoch_examples(
-        run.data.sizes, [c.weight for c in run.corpora], seed=cfg.seed, epoch=state.epoch
+        run.data.sizes, [c.rate for c in run.corpora], seed=cfg.seed, epoch=state.epoch
     )
     plan = batch_plan(
         *lengths, examples, batch_tokens=cfg.batch_tokens, seed=cfg.seed, epoch=state.epoch
@@ -232,11 +232,11 @@ def _save_resume(run: Run) -> None:
 
 def end_epoch(run: Run, done: float, tok_per_s: float | None, stop: str, report: Report) -> str:
     """Validate, keep the best model, decay the lr on a plateau; return why to stop or ''."""
-    metrics = validate(run.model, run.data, run.device)
-    metrics.update(
-        epoch=round(done, 4), step=run.state.step, lr=run.optimizer.param_groups[0]["lr"],
-        tok_per_s=tok_per_s,
-    )  # fmt: skip
+    metrics: dict[str, Any] = {
+        **validate(run.model, run.data, run.device),
+        "epoch": round(done, 4), "step": run.state.step,
+        "lr": run.optimizer.param_groups[0]["lr"], "tok_per_s": tok_per_s,
+    }  # fmt: skip
     # a run stopped mid-epoch validates too, for the model it leaves (position: not reset)
     verdict = _after_validation(run, metrics, epoch_end=run.state.position == 0)
     stop = stop or verdict
@@ -257,7 +257,7 @@ def _after_validation(run: Run, metrics: dict[str, Any], *, epoch_end: bool) -> 
     bleu = metrics["valid_bleu"]
     if state.saved_bleu is None or bleu > state.saved_bleu:
         state.saved_bleu = bleu
-        ckpt.save_weights(run.out / ckpt.WEIGHTS, run.model)
+        ckpt.save_parameters(run.out / ckpt.PARAMETERS, run.model)
         metrics["saved"] = True
     if not epoch_end:
         return ""
@@ -285,7 +285,7 @@ def _step(
     device: torch.device,
     asks: tuple[bool, bool, bool],
 ) -> tuple[float | None, int, tuple[bool, bool, bool]]:
-    """One teacher-forced step; returns (loss or None if not finite, tokens, stop votes).
+    """One teacher-forced step; returns (loss or None if not finite, tgt_count, stop votes).
 
     Ranks agree before updating: if any rank's loss is not finite, every rank skips the
     update (otherwise the others would wait forever in the gradient all-reduce). They vote
@@ -294,22 +294,23 @@ def _step(
     """
     with autocast(device, cfg.amp):
         logits, _ = net(batch.src.to(device), batch.src_lengths, batch.tgt_in.to(device))
-    tokens = batch.tgt_tokens
-    loss = label_smoothed_loss(logits, batch.tgt_out.to(device), cfg.label_smoothing) / tokens
+    tgt_count = batch.tgt_count
+    loss = label_smoothed_loss(logits, batch.tgt_out.to(device), cfg.label_smoothing) / tgt_count
     finite = bool(torch.isfinite(loss))
     world = distributed.world()
-    ok, tokens_all, *votes = distributed.all_sum([float(finite), tokens, *map(float, asks)], device)
+    summed = [float(finite), tgt_count, *map(float, asks)]
+    ok, tgt_count_all, *votes = distributed.all_sum(summed, device)
     stops = (votes[0] > 0, votes[1] > 0, votes[2] > 0)  # (time, SIGINT, SIGTERM): any rank
     if ok < world:
         optimizer.zero_grad(set_to_none=True)
         return None, 0, stops
     loss.backward()
     if not torch.isfinite(torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.clip)):
-        optimizer.zero_grad(set_to_none=True)  # a NaN gradient would poison every weight
+        optimizer.zero_grad(set_to_none=True)  # a NaN gradient would poison every parameter
         return None, 0, stops
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
-    return loss.item(), int(tokens_all), stops
+    return loss.item(), int(tgt_count_all), stops
 
 
 def _silent(event: str, info: dict[str, Any]) -> None:

@@ -23,7 +23,7 @@ def check_out(out: Path) -> None:
 
 def check_space(out: Path, params: int, *, resume: bool) -> None:
     """Refuse to start when `out` cannot take the files training will write (a full disk)."""
-    # fp16 weights (2 bytes) + resume state (fp32 weights and two Adam moments: 12), and the
+    # fp16 parameters (2 bytes) + resume state (fp32 parameters and two Adam moments: 12), and the
     # temporary copy each atomic write makes; a resumed run already holds one of each
     need = params * (14 if resume else 28)
     try:

@@ -1,4 +1,4 @@
-"""A training run's state and its start: fresh, from another model's weights (--init), or
+"""A training run's state and its start: fresh, from another model's parameters (--init), or
 resumed from its model directory. Returns values; never prints."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import dataclasses
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -23,7 +23,7 @@ from .outdir import check_out, check_space
 
 @dataclass
 class RunState:
-    """Where a run is: all that --resume needs besides the weights and the optimizer."""
+    """Where a run is: all that --resume needs besides the parameters and the optimizer."""
 
     epoch: int = 0  # epochs finished
     position: int = 0  # batches of the current epoch done
@@ -53,7 +53,7 @@ class Run:
     optimizer: torch.optim.Optimizer
     state: RunState
     device: torch.device
-    init: Path | None = None  # the model whose weights the run started from
+    init: Path | None = None  # the model whose parameters the run started from
 
     def save(self) -> None:
         """Write the resume checkpoint and config.json (rank 0 only)."""
@@ -70,8 +70,8 @@ class Run:
             "spm_sha256": ckpt.sha256_hex(self.data.subwords.proto),
             "training": dataclasses.asdict(self.cfg),
             "data": {
-                "corpora": [dataclasses.asdict(c) for c in self.corpora],
-                "valid": [dataclasses.asdict(v) for v in self.valid],
+                "corpora": [c.stored() for c in self.corpora],
+                "valid": [v.stored() for v in self.valid],
                 "init": str(self.init) if self.init else None,
             },
             "corpus": self.data.stats,
@@ -111,18 +111,27 @@ def autocast(device: torch.device, enabled: bool):
     return torch.autocast(device.type, dtype=torch.bfloat16)
 
 
-def stored_run(out: Path) -> tuple[TrainConfig, ModelConfig, list[CorpusSpec], list[CorpusSpec]]:
+class StoredRun(NamedTuple):
+    """The settings and data of a run stored in a model directory (what --resume continues)."""
+
+    cfg: TrainConfig
+    model_config: ModelConfig
+    corpora: list[CorpusSpec]
+    valid: list[CorpusSpec]
+
+
+def stored_run(out: Path) -> StoredRun:
     """The settings and data of the run stored in `out` (what --resume continues)."""
     stored = ckpt.read_json(out / ckpt.CONFIG)
     try:
         data = stored["data"]
-        corpora = [from_dict(CorpusSpec, c) for c in data["corpora"]]
-        valid = [from_dict(CorpusSpec, v) for v in data["valid"]]
+        corpora = [CorpusSpec.from_stored(c) for c in data["corpora"]]
+        valid = [CorpusSpec.from_stored(v) for v in data["valid"]]
         cfg = from_dict(TrainConfig, stored["training"])
         model_config = from_dict(ModelConfig, stored["model"])
     except (KeyError, TypeError, ValueError) as err:
         raise TrainingError(f"{out / ckpt.CONFIG}: not a resumable run ({err})") from None
-    return cfg, model_config, corpora, valid
+    return StoredRun(cfg, model_config, corpora, valid)
 
 
 def start_run(
@@ -147,9 +156,9 @@ def start_run(
         if removed := ckpt.remove_temporary(out):
             report("stage", {"message": f"removed what a killed save left: {', '.join(removed)}"})
     spaced = bool(model_options.get("spaced_quotes"))  # how the model reads and writes quotes
-    subwords, tgt_pieces, expected = _pieces(out, init, resume=resume, main=main)
+    subwords, output_ids, expected = _pieces(out, init, resume=resume, main=main)
     data = prepare(
-        corpora, cfg, valid=valid, subwords=subwords, tgt_pieces=tgt_pieces, report=report,
+        corpora, cfg, valid=valid, subwords=subwords, output_ids=output_ids, report=report,
         subword_trainer=subword_trainer, expected=expected, spaced_quotes=spaced,
     )  # fmt: skip
     start_from = init if not resume else None
@@ -169,7 +178,7 @@ def start_run(
     )  # fmt: skip
     if main and not resume:
         ckpt.write_atomic(out / ckpt.SPM, data.subwords.proto)
-        ckpt.save_weights(out / ckpt.WEIGHTS, model)  # loadable from the first moment on
+        ckpt.save_parameters(out / ckpt.PARAMETERS, model)  # loadable from the first moment on
         run.save()  # and resumable
         distributed.barrier()  # the other ranks may now read the subwords (see _pieces)
     if distributed.world() > 1:  # after the barrier: wrapping is collective too
@@ -181,27 +190,28 @@ def start_run(
 def _pieces(
     out: Path, init: Path | None, *, resume: bool, main: bool
 ) -> tuple[Subwords | None, list[int] | None, tuple[str | None, str | None]]:
-    """Subwords and target pieces the run must use (None: train them), and the (source,
+    """Subwords and output ids (the SentencePiece id of each output index) the run must use
+    (None: train them), and the (source,
     target) languages of the model it continues."""
     if resume:
         tensors = ckpt.read_tensors(out_resume(out))
         subwords = Subwords.load(out / ckpt.SPM)
-        tgt_pieces = tensors["model.tgt_pieces"]
+        output_ids = tensors[f"model.{ckpt.OUTPUT_IDS}"]
     elif not main:
         distributed.barrier()  # rank 0 trains (or copies) the subwords; the others load them
-        tensors = ckpt.read_tensors(out / ckpt.WEIGHTS)
+        tensors = ckpt.read_tensors(out / ckpt.PARAMETERS)
         subwords = Subwords.load(out / ckpt.SPM)
-        tgt_pieces = tensors["tgt_pieces"]
-    elif init is not None:  # the pieces of the model we start from: its weights fit them
-        tensors = ckpt.read_tensors(init / ckpt.WEIGHTS)
+        output_ids = tensors[ckpt.OUTPUT_IDS]
+    elif init is not None:  # the pieces of the model we start from: its parameters fit them
+        tensors = ckpt.read_tensors(init / ckpt.PARAMETERS)
         subwords = Subwords.load(init / ckpt.SPM)
-        tgt_pieces = tensors["tgt_pieces"]
+        output_ids = tensors[ckpt.OUTPUT_IDS]
     else:
         return None, None, (None, None)
     source = out if resume else init
     recorded = ckpt.read_json(source / ckpt.CONFIG).get("corpus", {}) if source else {}
     known = recorded.get("languages") or {}
-    return subwords, tgt_pieces.tolist(), (known.get("source"), known.get("target"))
+    return subwords, output_ids.tolist(), (known.get("source"), known.get("target"))
 
 
 def _grown(tensors: dict[str, torch.Tensor], model: Seq2Seq) -> dict[str, torch.Tensor]:
@@ -224,19 +234,19 @@ def _build(
     init: Path | None,
     report: Report,
 ) -> tuple[Seq2Seq, torch.optim.Optimizer]:
-    """The model (from `init`'s weights when given) and its optimizer, on `device`."""
+    """The model (from `init`'s parameters when given) and its optimizer, on `device`."""
     model_config = ModelConfig(
-        src_vocab=len(data.subwords), tgt_vocab=len(data.tgt_pieces), **model_options
+        src_vocab=len(data.subwords), tgt_vocab=len(data.output_ids), **model_options
     )
     torch.manual_seed(cfg.seed)
     model = Seq2Seq(model_config)
-    model.tgt_pieces.copy_(torch.tensor(data.tgt_pieces))
+    model.output_ids.copy_(torch.tensor(data.output_ids))
     if init is not None:
-        tensors = _grown(ckpt.read_tensors(init / ckpt.WEIGHTS), model)
-        ckpt.load_state(model, tensors, init / ckpt.WEIGHTS)
+        tensors = _grown(ckpt.read_tensors(init / ckpt.PARAMETERS), model)
+        ckpt.load_state(model, tensors, init / ckpt.PARAMETERS)
         report("stage", {"message": f"starting from the weights of {init}"})
     model.to(device).train()
-    # the fused kernel updates all weights in one pass: 7% of a CPU training step -> 2%
+    # the fused kernel updates all parameters in one pass: 7% of a CPU training step -> 2%
     fused = device.type in ("cpu", "cuda")
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, fused=fused)
     if cfg.amp and not bf16_helps(device):

@@ -30,7 +30,7 @@ def _mb(size: int) -> str:
 
 def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableType:
     """The model card: architecture, parameters, vocabulary, corpus, training curve, files."""
-    parts: list[RenderableType] = [
+    blocks: list[RenderableType] = [
         _architecture(card["model"], card.get("decoding")),
         Text(),
         _parameters(card["parameters"]),
@@ -40,9 +40,9 @@ def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableTyp
         _kv("corpora", _corpora(card["corpus"])),
     ]
     if card["epochs"]:
-        parts += [Text(), *_training(card, color=color, width=width)]
-    parts += [Text(), _kv("files", [(k, _mb(v)) for k, v in card["files"].items()])]
-    return Group(*parts)
+        blocks += [Text(), *_training(card, color=color, width=width)]
+    blocks += [Text(), _kv("files", [(k, _mb(v)) for k, v in card["files"].items()])]
+    return Group(*blocks)
 
 
 def _architecture(m: dict[str, Any], decoding: dict[str, str] | None) -> Table:
@@ -150,7 +150,7 @@ def _training(card: dict[str, Any], *, color: bool, width: int) -> list[Renderab
     best = card.get("best_valid_bleu")
     minutes = (card.get("train_seconds") or 0) / 60
     last = epochs[-1]
-    parts: list[RenderableType] = [
+    blocks: list[RenderableType] = [
         _kv(
             "training",
             [
@@ -168,5 +168,5 @@ def _training(card: dict[str, Any], *, color: bool, width: int) -> list[Renderab
     for key, name in (("valid_bleu", "BLEU"), ("valid_loss", "loss")):
         values = [e[key] for e in epochs]
         title = f"validation {name} per validation"
-        parts.append(line_chart(values, width=min(half, 60), color=color, title=title))
-    return parts
+        blocks.append(line_chart(values, width=min(half, 60), color=color, title=title))
+    return blocks

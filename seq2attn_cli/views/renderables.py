@@ -40,7 +40,7 @@ def heatmap_view(
         return None
     if not attends:
         return Text("(no attention: this model decodes from a single context vector)")
-    groups = [[j] for j in range(len(src))] if pieces else group_pieces(src)[1]
+    groups = [[j] for j in range(len(src))] if pieces else group_pieces(src).groups
     sums = [sum(row[j] for row in weights[:-1]) for j in range(len(src))]  # over output steps
     if not pieces:
         src, tgt, weights = word_level(src, tgt, weights)

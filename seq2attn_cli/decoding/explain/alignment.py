@@ -6,6 +6,8 @@ and the pictures share one definition of a word.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 WORD_START = "\u2581"  # SentencePiece marks the first piece of every word with "▁"
 UNK_PIECE = "<unk>"  # what SentencePiece writes for characters it has no piece for
 
@@ -15,7 +17,22 @@ def is_special(piece: str) -> bool:
     return len(piece) > 2 and piece.startswith("<") and piece.endswith(">")
 
 
-def group_pieces(pieces: list[str]) -> tuple[list[str], list[list[int]]]:
+class Words(NamedTuple):
+    """Pieces merged into words: each word, and the indices of the pieces that spell it."""
+
+    words: list[str]
+    groups: list[list[int]]
+
+
+class WordAttention(NamedTuple):
+    """Attention between words: rows the target words, columns the source words."""
+
+    src: list[str]  # source words, </s> last
+    tgt: list[str]  # target words, </s> last
+    weights: list[list[float]]  # (len(tgt), len(src)), each row summing to 1
+
+
+def group_pieces(pieces: list[str]) -> Words:
     """Merge SentencePiece pieces into words; return the words and each word's piece indices.
 
     <unk> stands for characters inside a word ("▁", "<unk>" for "😀"; "▁caf", "<unk>"), so it
@@ -34,11 +51,11 @@ def group_pieces(pieces: list[str]) -> tuple[list[str], list[list[int]]]:
             groups[-1].append(i)
         opens_word = control
     # a lone "▁" piece would otherwise become an invisible, empty word
-    return [word or WORD_START for word in words], groups
+    return Words([word or WORD_START for word in words], groups)
 
 
 def check_shape(src: list[str], tgt: list[str], weights: list[list[float]]) -> None:
-    """Raise ValueError unless weights has one row per target token and one column per source."""
+    """Raise ValueError unless weights has one row per target piece and one column per source."""
     if len(weights) != len(tgt) or any(len(row) != len(src) for row in weights):
         raise ValueError(
             f"attention weights must be {len(tgt)} target rows x {len(src)} source columns"
@@ -47,7 +64,7 @@ def check_shape(src: list[str], tgt: list[str], weights: list[list[float]]) -> N
 
 def word_level(
     src_pieces: list[str], tgt_pieces: list[str], weights: list[list[float]]
-) -> tuple[list[str], list[str], list[list[float]]]:
+) -> WordAttention:
     """Merge piece-level attention (rows target, columns source) into word-level attention."""
     check_shape(src_pieces, tgt_pieces, weights)
     src_words, src_groups = group_pieces(src_pieces)
@@ -57,7 +74,7 @@ def word_level(
         # summing over source pieces keeps each row a distribution; averaging target pieces too
         summed = [[sum(weights[i][j] for j in cols) for cols in src_groups] for i in rows]
         merged.append([sum(column) / len(rows) for column in zip(*summed, strict=True)])
-    return src_words, tgt_words, merged
+    return WordAttention(src_words, tgt_words, merged)
 
 
 def word_alignment(

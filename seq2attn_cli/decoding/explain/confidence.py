@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 
 from ...config import ConfidenceConfig
 from ..translation import Translation
-from .alignment import WORD_START, group_pieces, is_special
+from .alignment import WORD_START, Words, group_pieces, is_special
 from .wordlists import GRAMMAR, PHRASES, UNFLAGGED
 
 if TYPE_CHECKING:
     from ..rules.pipeline import Setting
 
-# The signals, each a float per translation; config.json's weights are keyed by these names.
+# The signals, each a float per translation; the coefficients are keyed by these names.
 SIGNALS = (
     # log of the mean surprisal (-log-probability) per output piece: log(-Translation.score);
     # with `length`, a fit can weigh a line's total surprisal against its length freely
@@ -43,7 +43,7 @@ SIGNALS = (
 )
 
 
-def words(src_tokens: list[str]) -> tuple[list[str], list[list[int]]]:
+def words(src_pieces: list[str]) -> Words:
     """Source words and their piece indices: the runs between spaces, with the punctuation
     around them apart ("Pierre" and "."; "aujourd'hui" and "là-bas" stay whole).
 
@@ -51,11 +51,11 @@ def words(src_tokens: list[str]) -> tuple[list[str], list[list[int]]]:
     """
     found: list[str] = []
     groups: list[list[int]] = []
-    for group in group_pieces(src_tokens)[1]:
+    for group in group_pieces(src_pieces).groups:
         # <unk> and control tokens: nothing a reader could find missing
         texts = [
             "" if is_special(p) else p.removeprefix(WORD_START)
-            for p in (src_tokens[j] for j in group)
+            for p in (src_pieces[j] for j in group)
         ]
         inner = [k for k, text in enumerate(texts) if is_word(text)]
         cuts = [0, inner[0], inner[-1] + 1, len(group)] if inner else [0, len(group)]
@@ -63,19 +63,19 @@ def words(src_tokens: list[str]) -> tuple[list[str], list[list[int]]]:
             if "".join(texts[start:stop]):
                 found.append("".join(texts[start:stop]))
                 groups.append(group[start:stop])
-    return found, groups
+    return Words(found, groups)
 
 
-def coverage(src_tokens: list[str], weights: list[list[float]]) -> tuple[list[str], list[float]]:
+def coverage(src_pieces: list[str], weights: list[list[float]]) -> tuple[list[str], list[float]]:
     """Source words and each one's attention summed over the output's steps.
 
     The </s> step is left out: attention spent deciding to stop does not translate a word.
     """
-    found, groups = words(src_tokens)
+    found, groups = words(src_pieces)
     rows = weights[:-1]
     # columns through zip, not rows indexed per word: signals and dropped words of 2,000
     # newstest2013 lines took 0.73 s instead of 0.89 (2 threads, idle)
-    columns = zip(*rows, strict=True) if rows else [()] * len(src_tokens)
+    columns = zip(*rows, strict=True) if rows else [()] * len(src_pieces)
     sums = [sum(column) for column in columns]  # (src_len,)
     return found, [sum(sums[j] for j in g) for g in groups]
 
@@ -104,14 +104,14 @@ class Unflagged:
 
 
 def dropped(
-    src_tokens: list[str], weights: list[list[float]], threshold: float, rules: Unflagged
+    src_pieces: list[str], weights: list[list[float]], threshold: float, rules: Unflagged
 ) -> list[str]:
     """Source words whose attention over the whole output stayed under `threshold`."""
-    return [word for word, covered in candidates(src_tokens, weights, rules) if covered < threshold]
+    return [word for word, covered in candidates(src_pieces, weights, rules) if covered < threshold]
 
 
 def candidates(
-    src_tokens: list[str], weights: list[list[float]], rules: Unflagged
+    src_pieces: list[str], weights: list[list[float]], rules: Unflagged
 ) -> list[tuple[str, float]]:
     """The source words that can be dropped, each with its attention over the output.
 
@@ -119,7 +119,7 @@ def candidates(
     likes ("quelque chose" -> "something" looks at "quelque" alone; on the Tatoeba test split,
     Multi30k val and newstest2013, "chose" was the word flagged most, 60 times of 1,141).
     """
-    found, covered = coverage(src_tokens, weights)
+    found, covered = coverage(src_pieces, weights)
     lower = [w.lower() for w in found]
     for start, phrase in matches(lower, rules.phrases):
         end = start + len(phrase)
@@ -174,50 +174,51 @@ def can_drop(word: str, stop: frozenset[str]) -> bool:
 
 
 def signals(
-    src_tokens: list[str],
-    tgt_tokens: list[str],
+    src_pieces: list[str],
+    tgt_pieces: list[str],
     weights: list[list[float]],
     score: float,
     *,
     attends: bool,
 ) -> dict[str, float]:
     """Every signal of SIGNALS for one translation (attention ones 0 without `attends`)."""
-    src_words, tgt_words = group_pieces(src_tokens)[0], group_pieces(tgt_tokens)[0]
+    src_words, tgt_words = group_pieces(src_pieces).words, group_pieces(tgt_pieces).words
     values = dict.fromkeys(SIGNALS, 0.0)
     values["surprise"] = math.log(max(-score, 1e-6))
-    values["length"] = math.log(max(len(tgt_tokens), 1))
+    values["length"] = math.log(max(len(tgt_pieces), 1))
     values["surprise_length"] = values["surprise"] * values["length"]
     values["length_squared"] = values["length"] ** 2
     source = {w.lower() for w in src_words if is_word(w) and not is_special(w)}
     said = [w.lower() for w in tgt_words if is_word(w) and not is_special(w)]
     values["copied"] = sum(w in source for w in said) / max(len(said), 1)
-    values["length_ratio"] = abs(math.log(max(len(tgt_tokens), 1) / max(len(src_tokens), 1)))
-    if len(tgt_tokens) < 2 or not weights or not attends:
+    values["length_ratio"] = abs(math.log(max(len(tgt_pieces), 1) / max(len(src_pieces), 1)))
+    if len(tgt_pieces) < 2 or not weights or not attends:
         return values  # nothing said, or no attention (`--attention none`)
-    _, covered = coverage(src_tokens, weights)
+    _, covered = coverage(src_pieces, weights)
     if covered:
         values["uncovered"] = sum(max(0.0, 1 - c) for c in covered) / len(covered)
         values["repeated"] = sum(max(0.0, c - 1) for c in covered) / len(covered)
-    if len(src_tokens) > 1:
+    if len(src_pieces) > 1:
         entropy = [-sum(w * math.log(w) for w in row if w > 0) for row in weights[:-1]]
-        values["spread"] = sum(entropy) / len(entropy) / math.log(len(src_tokens))
+        values["spread"] = sum(entropy) / len(entropy) / math.log(len(src_pieces))
     return values
 
 
 def confidence(values: Mapping[str, float], config: ConfidenceConfig) -> float:
-    """The logistic of the fitted weighted sum of the signals: a number in [0, 1]."""
-    z = config.bias + sum(w * values[name] for name, w in config.weights.items())
+    """The logistic of the fitted linear sum of the signals: a number in [0, 1]."""
+    z = config.bias + sum(c * values[name] for name, c in config.coefficients.items())
     return 1 / (1 + math.exp(-min(max(z, -50.0), 50.0)))
 
 
 def check(config: ConfidenceConfig) -> None:
-    """Raise ValueError unless every weight names a signal and every number is finite."""
-    if not isinstance(config.weights, dict):
+    """Raise ValueError unless every coefficient names a signal and every number is finite
+    (the messages name config.json's keys: the coefficients are its "weights")."""
+    if not isinstance(config.coefficients, dict):
         raise ValueError("confidence: weights must be an object of signal names and numbers")
-    unknown = sorted(set(config.weights) - set(SIGNALS))
+    unknown = sorted(set(config.coefficients) - set(SIGNALS))
     if unknown:
         raise ValueError(f"confidence: unknown signal {unknown[0]!r}; known: {', '.join(SIGNALS)}")
-    numbers = [config.bias, config.threshold, *config.weights.values()]
+    numbers = [config.bias, config.threshold, *config.coefficients.values()]
     if not all(type(v) in (int, float) and math.isfinite(v) for v in numbers):
         raise ValueError("confidence: bias, threshold and weights must be finite numbers")
 

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from ...config import BOS, DECODE, EOS, PAD
+from ...config import BOS, DECODE, EOS, PAD, UNK
 from ...data.reading import normalize
 from ...model.seq2seq import Encoded, output_log_probs
 from ..rules.clean import clean
@@ -62,13 +62,13 @@ def inspect_sentence(
     if translation.has_attention:
         src, _, weights = translation.word_attention
         diag = diagnostics([w.lstrip(WORD_START) for w in src], weights)
-    own = (translation.model_tokens or translation.tgt_tokens)[:-1]  # the search's pieces
+    searched = (translation.model_tokens or translation.tgt_tokens)[:-1]  # the search's pieces
     return Inspection(
         translation=translation,
         steps=steps,
         diagnostics=diag,
         forced=bool(target),
-        model_text=translator.subwords.text(own),
+        model_text=translator.subwords.text(searched),
         changes=[] if target else translator.pipeline(glossary).said(translation.changed_by),
     )
 
@@ -108,18 +108,27 @@ def explain(
     return rules.write(line, [forced]), steps
 
 
+class Chosen(NamedTuple):
+    """A line translated as translate does, with the ids the search read and wrote."""
+
+    translation: Translation
+    src_ids: list[int]  # the SentencePiece ids the model read
+    ids: list[int]  # the SentencePiece ids of the pieces the search chose, without </s>
+
+
 def chosen(
     translator: Translator,
     source: str,
     *,
     beam: int = DECODE.beam,
     glossary: Mapping[str, str] | None = None,
-) -> tuple[Translation, list[int], list[int]]:
-    """`source` translated as translate does: (translation, source ids, chosen piece ids)."""
+) -> Chosen:
+    """`source` translated as translate does, with the ids read and chosen."""
     src_ids = _one_part(translator, source, glossary)
     translation = translator.translate([source], beam=beam, glossary=glossary)[0]
-    own = translation.model_tokens or translation.tgt_tokens  # the pieces the search chose
-    return translation, src_ids, [translator.subwords.sp.piece_to_id(p) for p in own[:-1]]
+    searched = translation.model_tokens or translation.tgt_tokens  # the pieces the search chose
+    ids = [translator.subwords.sp.piece_to_id(p) for p in searched[:-1]]
+    return Chosen(translation, src_ids, ids)
 
 
 def _one_part(
@@ -142,7 +151,7 @@ class Forced(NamedTuple):
     """Everything the decoder computed for given target pieces, step by step (batch of 1)."""
 
     encoded: Encoded  # what the decoder reads from the source
-    targets: list[int]  # output-vocabulary index of each step's piece, </s> last
+    targets: list[int]  # output index of each step's piece, </s> last
     h: torch.Tensor  # (tgt_len + 1, hidden) decoder RNN states h_t
     scores: torch.Tensor  # (tgt_len + 1, src_len) raw attention scores
     weights: torch.Tensor  # (tgt_len + 1, src_len) their softmax
@@ -155,8 +164,7 @@ class Forced(NamedTuple):
 def teacher_force(translator: Translator, src_ids: list[int], ids: list[int]) -> Forced:
     """Run the decoder over target pieces `ids` (then </s>) after source `src_ids`."""
     model, device = translator.model, translator.device
-    to_index = {p: i for i, p in enumerate(translator.tgt_pieces)}
-    tgt = [to_index.get(p, 1) for p in ids]  # pieces the model cannot produce become <unk>
+    tgt = [translator.output_index.get(i, UNK) for i in ids]  # pieces it cannot write: <unk>
     src = torch.tensor([src_ids + [EOS]], device=device)  # (1, src_len)
     encoded = model.encode(src, torch.tensor([src.size(1)]))
     tgt_in = torch.tensor([[BOS] + tgt], device=device)  # (1, tgt_len + 1)
@@ -179,13 +187,13 @@ def teacher_force(translator: Translator, src_ids: list[int], ids: list[int]) ->
 
 def steps_of(translator: Translator, forced: Forced, ids: list[int]) -> list[Step]:
     """One Step per target piece of `ids` and the final </s>, from the decoder's numbers."""
-    tgt_pieces = translator.subwords.pieces(ids) + [EOS_PIECE]
+    pieces = translator.subwords.pieces(ids) + [EOS_PIECE]
     steps = []
     for t, index in enumerate(forced.targets):
         top = forced.log_probs[t].exp().topk(5)
         steps.append(
             Step(
-                piece=tgt_pieces[t],
+                piece=pieces[t],
                 log_prob=float(forced.log_probs[t, index]),
                 scores=forced.scores[t].tolist(),
                 weights=forced.weights[t].tolist(),
@@ -201,10 +209,10 @@ def steps_of(translator: Translator, forced: Forced, ids: list[int]) -> list[Ste
 
 
 def _piece(translator: Translator, index: int) -> str:
-    """The piece string of an output-vocabulary index."""
+    """The piece string of an output index."""
     if index in (PAD, EOS):
         return EOS_PIECE if index == EOS else "<pad>"
-    return translator.subwords.pieces([translator.tgt_pieces[index]])[0]
+    return translator.subwords.pieces([translator.output_ids[index]])[0]
 
 
 def diagnostics(src: list[str], weights: list[list[float]]) -> dict[str, Any]:

@@ -52,6 +52,7 @@ class Walk:
     source: str  # the line as the model read it
     translation: str  # as `s2a translate` gives it
     model_text: str  # the model's own words, before the rules after the search
+    changes: list[str]  # what the rules after the search changed, as `s2a inspect` says it
     source_pieces: list[str]  # then </s>
     encoder_states: list[list[float]]  # pooled; one per source piece, or one for "none"
     init: list[float]  # the decoder's first state (bridged from the encoder), pooled
@@ -65,6 +66,7 @@ class Walk:
             "source": self.source,
             "translation": self.translation,
             "model_text": self.model_text,
+            "changes": self.changes,
             "source_pieces": self.source_pieces,
             "sizes": self.sizes,
             "cells": len(self.init),
@@ -81,8 +83,8 @@ def walk(translator: Translator, source: str, *, beam: int = DECODE.beam) -> Wal
     steps = steps_of(translator, forced, ids)
     inputs = [START] + [s.piece for s in steps[:-1]]
     encoder_states = forced.encoded.states[0]  # (src_len, hidden); (1, hidden) for "none"
-    if own := translation.model_tokens:  # a rule changed the model's pieces: their text
-        written = dataclasses.replace(translation, text=translator.subwords.text(own[:-1]))
+    if searched := translation.model_tokens:  # a rule changed the model's pieces: their text
+        written = dataclasses.replace(translation, text=translator.subwords.text(searched[:-1]))
         model_text = Pipeline(setting=translator.setting, names=SPELLING).rewrite(written).text
     else:
         model_text = translation.text
@@ -91,6 +93,7 @@ def walk(translator: Translator, source: str, *, beam: int = DECODE.beam) -> Wal
         source=translation.source,
         translation=translation.text,
         model_text=model_text,
+        changes=translator.pipeline().said(translation.changed_by),  # recorded, not guessed
         source_pieces=translation.src_tokens,
         encoder_states=[pool(row) for row in encoder_states],
         init=pool(forced.encoded.init.h[-1, 0]),  # the top layer's first state, (hidden,)

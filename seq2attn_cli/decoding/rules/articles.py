@@ -116,9 +116,9 @@ class Articles:
 
     def write(self, t: Translation, memo: None) -> Translation:
         """`t` with its articles agreeing, its text written from the agreed pieces."""
-        own = t.tgt_tokens[:-1]  # without </s>
-        agreed = agree(own)
-        if agreed == own:
+        pieces = t.tgt_tokens[:-1]  # without </s>
+        agreed = agree(pieces)
+        if agreed == pieces:
             return t
         return dataclasses.replace(
             t,

@@ -26,7 +26,7 @@ from ...data.reading import normalize
 from ...errors import GlossaryError
 from ..translation import Translation
 from .articles import wants_an
-from .urls import Hidden, stand_in, with_urls
+from .urls import StandIns, stand_in, with_urls
 
 if TYPE_CHECKING:
     from .pipeline import Setting
@@ -102,16 +102,16 @@ class Glossary:
         pattern = re.compile(rf"(?<!\w)(?:{'|'.join(spaced)})(?!\w)", re.IGNORECASE)
         return cls(terms=terms, pattern=pattern)
 
-    def read(self, text: str) -> tuple[str, Hidden]:
+    def read(self, text: str) -> tuple[str, StandIns]:
         """`text` with each term the word Kappa, and the English each stands for."""
         spans = [
             (m.start(), m.end(), self.terms[" ".join(m.group().lower().split())])
             for m in self.pattern.finditer(text)
         ]
-        hidden = stand_in(text, spans, STAND_IN)
-        return hidden.text, hidden
+        stand_ins = stand_in(text, spans, STAND_IN)
+        return stand_ins.text, stand_ins
 
-    def write(self, t: Translation, memo: Hidden) -> Translation:
+    def write(self, t: Translation, memo: StandIns) -> Translation:
         """`t` with each term's English where the model wrote Kappa (urls.with_urls), an
         article before it set by that English."""
         if not memo.kept:
@@ -126,9 +126,9 @@ class Glossary:
         return dataclasses.replace(t, text=LEFT_OVER.sub("", t.text).strip())
 
 
-def _articles_set(text: str, hidden: Hidden) -> str:
+def _articles_set(text: str, stand_ins: StandIns) -> str:
     """`text` with each a/an just before a stand-in set by the English written in its place."""
-    kept = iter(hidden.kept)
+    kept = iter(stand_ins.kept)
 
     def agreed(m: re.Match[str]) -> str:
         article, english = m.group(1), next(kept)

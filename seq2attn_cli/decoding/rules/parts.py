@@ -81,7 +81,8 @@ def joined(parts: list[Translation]) -> Translation:
         return parts[0] if parts else Translation("", "", 0.0, [], [], [])
     src = [p for part in parts for p in part.src_tokens[:-1]] + [EOS_PIECE]
     tgt = [p for part in parts for p in part.tgt_tokens[:-1]] + [EOS_PIECE]
-    own = [p for part in parts for p in (part.model_tokens or part.tgt_tokens)[:-1]] + [EOS_PIECE]
+    searched = [p for part in parts for p in (part.model_tokens or part.tgt_tokens)[:-1]]
+    searched += [EOS_PIECE]
     weights, offset = [], 0
     for k, part in enumerate(parts):
         width = len(part.src_tokens) - 1  # this part's pieces, without its </s>
@@ -103,7 +104,7 @@ def joined(parts: list[Translation]) -> Translation:
         tgt_tokens=tgt,
         weights=weights,
         parts=len(parts),
-        model_tokens=own if own != tgt else [],
+        model_tokens=searched if searched != tgt else [],
         alternatives=distinct([" ".join(filter(None, texts)) for texts in by_rank(parts)], text),
         changed_by=list(dict.fromkeys(name for part in parts for name in part.changed_by)),
         attends=parts[0].attends,

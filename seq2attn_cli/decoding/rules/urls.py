@@ -2,8 +2,8 @@
 
 The model has pieces for few of a URL's characters and none for "@", and translated one as
 words: "Voir https://www.example.com/page.html pour les détails." came out as "Vottps:/wwwwell/
-wwith/wwele.com/paged for details.". s2a hides each URL (scheme://, www. or a bare domain such
-as service-public.fr) and e-mail address behind the word URL, which the model copies as it
+wwith/wwele.com/paged for details.". s2a reads each URL (scheme://, www. or a bare domain such
+as service-public.fr) and e-mail address as the word URL, which the model copies as it
 copies a name, and writes it back where the model wrote that word. What the model reads in a
 URL's place, on 30 French sentences with one or two at the start, middle or end (the embedded
 model, beam 5): the word URL was copied once for each in 26, X in 22; Wikipédia came out
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..explain.alignment import WORD_START, group_pieces
+from ..explain.alignment import WORD_START, WordAttention, group_pieces
 from ..translation import Translation
 
 if TYPE_CHECKING:
@@ -46,14 +46,14 @@ PUNCTUATION = re.compile(r"^(.*?\w)(\W*)$", re.S)  # a word and the marks after 
 
 
 @dataclass(frozen=True)
-class Hidden:
+class StandIns:
     """A line as the model reads it, each URL and address the word URL, and what they were."""
 
     text: str
     # for each word URL in `text`, in order: the URL it stands for, or None for the line's own
     # word URL; empty when the line holds no URL
     kept: tuple[str | None, ...] = ()
-    word: str = PLACEHOLDER  # the stand-in (rules/glossary.py hides its terms behind another)
+    word: str = PLACEHOLDER  # the stand-in (rules/glossary.py reads its terms as another)
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -61,12 +61,12 @@ class Hidden:
         return WORD if self.word == PLACEHOLDER else re.compile(rf"\b{re.escape(self.word)}\b")
 
 
-def hide(text: str) -> Hidden:
+def stand_in_urls(text: str) -> StandIns:
     """`text` with each URL and e-mail address read as the word URL."""
     return stand_in(text, [(start, start + len(url), url) for start, url in found(text)])
 
 
-def stand_in(text: str, spans: list[tuple[int, int, str]], word: str = PLACEHOLDER) -> Hidden:
+def stand_in(text: str, spans: list[tuple[int, int, str]], word: str = PLACEHOLDER) -> StandIns:
     """`text` with each span (start, end, what to write back) read as `word`."""
     pieces, starts, at = [], {}, 0
     for start, end, kept in spans:
@@ -75,10 +75,10 @@ def stand_in(text: str, spans: list[tuple[int, int, str]], word: str = PLACEHOLD
         pieces.append(word)
         at = end
     if not starts:
-        return Hidden(text, word=word)
+        return StandIns(text, word=word)
     read = "".join(pieces) + text[at:]
-    hidden = Hidden(read, word=word)
-    return Hidden(read, tuple(starts.get(m.start()) for m in hidden.pattern.finditer(read)), word)
+    pattern = StandIns(read, word=word).pattern
+    return StandIns(read, tuple(starts.get(m.start()) for m in pattern.finditer(read)), word)
 
 
 def found(text: str) -> Iterator[tuple[int, str]]:
@@ -114,55 +114,55 @@ def _trimmed(url: str) -> str:
     return url
 
 
-def with_urls(t: Translation, hidden: Hidden) -> Translation:
+def with_urls(t: Translation, stand_ins: StandIns) -> Translation:
     """A Translation with the URLs the model read as the word URL written back as given.
 
-    Its tokens, attention and alignment stay the model's, the word URL in each URL's place,
+    Its pieces, attention and alignment stay the model's, the word URL in each URL's place,
     so their words line up with the text's; an alternative that lost a URL is left out.
     """
-    if not hidden.kept:
+    if not stand_ins.kept:
         return t
-    text = put_back(t.text, hidden)
+    text = put_back(t.text, stand_ins)
     if text is None:  # the model lost the word (4 of 30 sentences) or wrote it twice
-        t = _found_again(t, hidden)
+        t = _found_again(t, stand_ins)
         text = t.text
-    others = [a for a in (put_back(a, hidden) for a in t.alternatives) if a is not None]
+    others = [a for a in (put_back(a, stand_ins) for a in t.alternatives) if a is not None]
     return dataclasses.replace(
         t,
         text=text,
         alternatives=[a for a in dict.fromkeys(others) if a != text],
-        dropped=[w for w in t.dropped if w != hidden.word],  # written, whatever the model did
+        dropped=[w for w in t.dropped if w != stand_ins.word],  # written, whatever the model did
     )
 
 
-def put_back(text: str, hidden: Hidden) -> str | None:
+def put_back(text: str, stand_ins: StandIns) -> str | None:
     """`text` with each word URL it holds written as the URL it stands for, in order; None if
     it does not hold one for each."""
-    if len(hidden.pattern.findall(text)) != len(hidden.kept):
+    if len(stand_ins.pattern.findall(text)) != len(stand_ins.kept):
         return None
-    kept = iter(hidden.kept)
-    return hidden.pattern.sub(lambda m: next(kept) or m.group(), text)
+    kept = iter(stand_ins.kept)
+    return stand_ins.pattern.sub(lambda m: next(kept) or m.group(), text)
 
 
-def _found_again(t: Translation, hidden: Hidden) -> Translation:
+def _found_again(t: Translation, stand_ins: StandIns) -> Translation:
     """`t`, which lost a word URL, with each URL in the target word attending most to it: its
-    word URL, or a word URL added after it to the tokens, attending to the source's alone."""
-    words, source = t.text.split(), hidden.text.split()
-    slots = [k for k, word in enumerate(source) for _ in hidden.pattern.findall(word)]
+    word URL, or a word URL added after it to the pieces, attending to the source's alone."""
+    words, source = t.text.split(), stand_ins.text.split()
+    slots = [k for k, word in enumerate(source) for _ in stand_ins.pattern.findall(word)]
     if not words:
-        return dataclasses.replace(t, text=" ".join(url for url in hidden.kept if url))
+        return dataclasses.replace(t, text=" ".join(url for url in stand_ins.kept if url))
     src_words, tgt_words, _ = attention = t.word_attention
     lined_up = len(src_words) == len(source) + 1 and len(tgt_words) == len(words) + 1
     placed: dict[int, list[tuple[int, str]]] = {}
-    for slot, url in zip(slots, hidden.kept, strict=True):
+    for slot, url in zip(slots, stand_ins.kept, strict=True):
         if url:
             j = _target(slot, len(source), len(words), attention if lined_up else None)
             placed.setdefault(j, []).append((slot, url))
-    tokens, weights = list(t.tgt_tokens), list(t.weights)  # rows shared, new ones inserted
-    src_groups, tgt_groups = group_pieces(t.src_tokens)[1], group_pieces(t.tgt_tokens)[1]
+    pieces, weights = list(t.tgt_tokens), list(t.weights)  # rows shared, new ones inserted
+    src_groups, tgt_groups = group_pieces(t.src_tokens).groups, group_pieces(t.tgt_tokens).groups
     for j in sorted(placed, reverse=True):
         urls = placed[j]
-        if m := hidden.pattern.search(words[j]):
+        if m := stand_ins.pattern.search(words[j]):
             words[j] = words[j][: m.start()] + urls[0][1] + words[j][m.end() :]
             urls = urls[1:]
         if urls:  # before the marks that end the word: "site https://x.fr."
@@ -170,14 +170,14 @@ def _found_again(t: Translation, hidden: Hidden) -> Translation:
             words[j] = core + "".join(f" {url}" for _, url in urls) + marks
         if urls and lined_up:
             at = tgt_groups[j][-1] + 1
-            tokens[at:at] = [WORD_START + hidden.word] * len(urls)
+            pieces[at:at] = [WORD_START + stand_ins.word] * len(urls)
             weights[at:at] = [_one_hot(len(t.src_tokens), src_groups[s][0]) for s, _ in urls]
     if not lined_up:
         return dataclasses.replace(t, text=" ".join(words))
     return dataclasses.replace(
         t,
         text=" ".join(words),
-        tgt_tokens=tokens,
+        tgt_tokens=pieces,
         weights=weights,
         model_tokens=t.model_tokens or t.tgt_tokens,  # the pieces the search wrote
     )
@@ -187,13 +187,13 @@ def _target(
     slot: int,
     sources: int,
     targets: int,
-    attention: tuple[list[str], list[str], list[list[float]]] | None,
+    attention: WordAttention | None,
 ) -> int:
     """The target word attending most to source word `slot` (words of the text, </s> apart);
     without attention, the one at the same relative position."""
     if attention is None:
         return min(targets - 1, slot * targets // max(sources, 1))
-    weights = attention[2]
+    weights = attention.weights
     return max(range(targets), key=lambda j: weights[j][slot])
 
 
@@ -214,11 +214,11 @@ class Urls:
         """The rule for a model (pipeline.Setting): every model has it."""
         return cls()
 
-    def read(self, text: str) -> tuple[str, Hidden]:
-        """`text` with each URL and e-mail address the word URL (`hide`)."""
-        hidden = hide(text)
-        return hidden.text, hidden
+    def read(self, text: str) -> tuple[str, StandIns]:
+        """`text` with each URL and e-mail address the word URL (`stand_in_urls`)."""
+        stand_ins = stand_in_urls(text)
+        return stand_ins.text, stand_ins
 
-    def write(self, t: Translation, memo: Hidden) -> Translation:
+    def write(self, t: Translation, memo: StandIns) -> Translation:
         """`t` with the URLs written back (`with_urls`)."""
         return with_urls(t, memo)

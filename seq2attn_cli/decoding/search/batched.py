@@ -76,7 +76,7 @@ def translate_ids(
     with `batch_size` sentences between them: two batches of 32 in flight peaked at 434-458
     MB where one took 377, two of 16 at 366 (1,000 newstest2013 lines, beam 5, int8).
     """
-    threads = threads if model.tgt_pieces.device.type == "cpu" else 1
+    threads = threads if model.output_ids.device.type == "cpu" else 1
     size = max(1, batch_size // threads)
     plan = batches([len(ids) + 1 for ids in src_ids], size)
 
@@ -121,7 +121,7 @@ def _search_batch(
     model: Seq2Seq, rows: list[list[int]], *, beam: int, no_repeat: int
 ) -> list[Hypothesis]:
     """One batch of source id rows (each ending in </s>) searched: its hypotheses, in order."""
-    device = model.tgt_pieces.device
+    device = model.output_ids.device
     lengths = torch.tensor([len(r) for r in rows], device=device)
     src = torch.full((len(rows), int(lengths.max())), PAD, dtype=torch.long, device=device)
     for r, ids in enumerate(rows):

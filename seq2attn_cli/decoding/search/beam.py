@@ -31,8 +31,8 @@ def beam_search(
     beam would if it ended at the next step. On Tatoeba, waiting for every beam to end was
     17% slower for 0.03 BLEU more; stopping when the top beam ends (OpenNMT-py) lost 0.45.
     """
-    own = encoded.mask.sum(1).tolist()  # each sentence's source length: its attention's width
-    n, src_len = len(own), max(own)  # history columns: the longest source, not padded `width`
+    widths = encoded.mask.sum(1).tolist()  # each sentence's source length: its attention's width
+    n, src_len = len(widths), max(widths)  # history columns: the longest source, not padded `width`
     device = encoded.mask.device
     k, inf = beam, float("inf")
     longest, soonest = int(limits.max()), int(limits.min())
@@ -42,9 +42,9 @@ def beam_search(
     scores[:, 0] = 0.0  # all beams start equal: only the first may expand at step 0
     finished = torch.zeros(n, k, dtype=torch.bool, device=device)  # (n, k)
     lengths = torch.zeros(n, k, dtype=torch.long, device=device)  # (n, k)
-    tokens = torch.full((n, k, longest), PAD, dtype=torch.long, device=device)  # (n, k, T)
+    indices = torch.full((n, k, longest), PAD, dtype=torch.long, device=device)  # (n, k, T)
     # each step's attention stays where it was written, with a pointer to the beam it extends:
-    # copying the whole history at every step, as tokens are, cost 5-8% of the CPU time
+    # copying the whole history at every step, as indices are, cost 5-8% of the CPU time
     # (2,000 newstest2013 lines, beam 5: 31.0-31.9 -> 28.5-29.9 s, training beside)
     weights = torch.zeros(n, k, longest, src_len, device=device)  # (n, k, T, src_len)
     origins = torch.zeros(n, k, longest, dtype=torch.long, device=device)  # (n, k, T)
@@ -56,14 +56,14 @@ def beam_search(
         step_lp, step_w, state = search_step(model, prev, state, encoded)  # (m * k, vocab)
         vocab = step_lp.size(-1)
         last = t + 1 >= limits[alive] if t + 1 >= soonest else None  # (m,) at their limit
-        candidates = _candidates(step_lp, scores, finished, tokens[:, :, :t], last, no_repeat)
+        candidates = _candidates(step_lp, scores, finished, indices[:, :, :t], last, no_repeat)
         scores, flat = candidates.view(m, k * vocab).topk(k, dim=-1)  # (m, k) best first
-        origin, token = flat // vocab, flat % vocab  # (m, k) beam each came from, its piece
+        origin, index = flat // vocab, flat % vocab  # (m, k) beam each came from, its output index
         was_finished = finished.gather(1, origin)  # (m, k)
-        finished = was_finished | (token == EOS)
+        finished = was_finished | (index == EOS)
         lengths = lengths.gather(1, origin) + (~was_finished).long()
-        tokens = tokens.gather(1, origin[..., None].expand_as(tokens))  # (m, k, T)
-        tokens[:, :, t] = token
+        indices = indices.gather(1, origin[..., None].expand_as(indices))  # (m, k, T)
+        indices[:, :, t] = index
         rows = (torch.arange(m, device=device)[:, None] * k + origin).view(-1)  # (m * k,)
         step_w = step_w[:, :src_len].index_select(0, rows).view(m, k, -1)  # (m, k, src_len)
         weights[alive, :, t] = step_w.float() * (~was_finished)[..., None]
@@ -72,18 +72,18 @@ def beam_search(
         done = _settled(scores, lengths, finished, alpha) | (t + 1 >= limits[alive])  # (m,)
         for row in done.nonzero().squeeze(1).tolist():
             i = int(alive[row])
-            history = _traced(weights[i, :, : t + 1, : own[i]], origins[i, :, : t + 1].tolist())
+            history = _traced(weights[i, :, : t + 1, : widths[i]], origins[i, :, : t + 1].tolist())
             results[i] = _ranked(
-                tokens[row], history, scores[row], lengths[row], finished[row], alpha
+                indices[row], history, scores[row], lengths[row], finished[row], alpha
             )
         if done.all():
             break
-        prev = token.view(-1)
+        prev = index.view(-1)
         if done.any():  # drop finished sentences from the batch
             keep = (~done).nonzero().squeeze(1)  # (m_next,)
             rows = (keep[:, None] * k + torch.arange(k, device=device)).view(-1)  # (m_next * k,)
-            alive, scores, finished, lengths, tokens = (
-                x[keep] for x in (alive, scores, finished, lengths, tokens)
+            alive, scores, finished, lengths, indices = (
+                x[keep] for x in (alive, scores, finished, lengths, indices)
             )
             prev, state, encoded = (
                 prev[rows],
@@ -146,7 +146,7 @@ def _traced(weights: torch.Tensor, origins: list[list[int]]) -> torch.Tensor:
 
 
 def _ranked(
-    tokens: torch.Tensor,
+    indices: torch.Tensor,
     weights: torch.Tensor,
     scores: torch.Tensor,
     lengths: torch.Tensor,
@@ -163,6 +163,6 @@ def _ranked(
         reverse=True,
     )
     return [
-        finish_hypothesis(tokens[b], weights[b] if rank == 0 else None, totals[b], sizes[b], alpha)
+        finish_hypothesis(indices[b], weights[b] if rank == 0 else None, totals[b], sizes[b], alpha)
         for rank, b in enumerate(ranked)
     ]

@@ -15,11 +15,11 @@ def greedy(
     model: Seq2Seq, encoded: Encoded, limits: torch.Tensor, *, no_repeat: int = NO_REPEAT
 ) -> list[Hypothesis]:
     """Pick the most probable piece at every step, for a whole batch at once."""
-    own = encoded.mask.sum(1).tolist()  # each sentence's source length: its attention's width
-    n, src_len = len(own), max(own)  # history columns: the longest source, not padded `width`
+    widths = encoded.mask.sum(1).tolist()  # each sentence's source length: its attention's width
+    n, src_len = len(widths), max(widths)  # history columns: the longest source, not padded `width`
     device = encoded.mask.device
     longest, soonest = int(limits.max()), int(limits.min())
-    tokens = torch.full((n, longest), PAD, dtype=torch.long, device=device)  # (n, longest)
+    indices = torch.full((n, longest), PAD, dtype=torch.long, device=device)  # (n, longest)
     weights = torch.zeros(n, longest, src_len, device=device)  # (n, longest, src_len)
     log_probs = torch.zeros(n, device=device)
     lengths = torch.zeros(n, dtype=torch.long, device=device)
@@ -29,11 +29,11 @@ def greedy(
     for t in range(longest):
         step_lp, step_w, state = search_step(model, prev, state, encoded)  # (alive, vocab)
         if no_repeat and t >= no_repeat:
-            ban_repeats_(step_lp, tokens[alive, :t], no_repeat)
+            ban_repeats_(step_lp, indices[alive, :t], no_repeat)
         if t + 1 >= soonest:
             end_at_limit_(step_lp, t + 1 >= limits[alive])
         best_lp, best = step_lp.max(dim=-1)  # (alive,)
-        tokens[alive, t] = best
+        indices[alive, t] = best
         weights[alive, t] = step_w[:, :src_len].float()
         log_probs[alive] += best_lp
         lengths[alive] = t + 1
@@ -47,7 +47,7 @@ def greedy(
         prev = best
     return [
         finish_hypothesis(
-            tokens[i], weights[i, :, : own[i]], float(log_probs[i]), int(lengths[i]), 1.0
+            indices[i], weights[i, :, : widths[i]], float(log_probs[i]), int(lengths[i]), 1.0
         )
         for i in range(n)
     ]

@@ -20,9 +20,9 @@ from ...config import EOS
 class Hypothesis:
     """One translation: output indices (EOS excluded), score, and attention per output step."""
 
-    tokens: list[int]  # output-vocabulary indices; map with model.tgt_pieces
+    indices: list[int]  # output indices; model.output_ids maps them to SentencePiece ids
     score: float  # log-probability per piece (EOS included): length-normalised
-    weights: list[array]  # (len(tokens) + 1) float32 rows over the source pieces (+ EOS row)
+    weights: list[array]  # (len(indices) + 1) float32 rows over the source pieces (+ EOS row)
     # the beam's other finished hypotheses, best first (beam search only; none of their own),
     # without attention: 500 newstest2013 lines at beam 5 peaked at 520 MB with it, 450 without
     runners_up: list[Hypothesis] = field(default_factory=list)
@@ -34,14 +34,14 @@ def normalised(log_prob: float, length: int, alpha: float) -> float:
 
 
 def finish_hypothesis(
-    tokens: torch.Tensor, weights: torch.Tensor | None, log_prob: float, length: int, alpha: float
+    indices: torch.Tensor, weights: torch.Tensor | None, log_prob: float, length: int, alpha: float
 ) -> Hypothesis:
     """Build one hypothesis from its rows of the history tensors (weights None: keep none)."""
-    toks = tokens[:length].tolist()
-    if toks and toks[-1] == EOS:
-        toks = toks[:-1]
+    chosen = indices[:length].tolist()
+    if chosen and chosen[-1] == EOS:
+        chosen = chosen[:-1]
     return Hypothesis(
-        tokens=toks,
+        indices=chosen,
         score=normalised(log_prob, length, alpha),
         # float32 rows (4 bytes a weight, not a list's 8-byte pointer + 24-byte float): the
         # rows of a 512-line chunk are held at once; 2,000 newstest2013 lines, beam 5:

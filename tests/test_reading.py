@@ -1,20 +1,17 @@
 """Reading corpora: every skipped line is counted by reason, nothing usable -> a clear error;
-compressed corpora stream; epochs mix corpora by weight; noisy copies look typed."""
+compressed corpora stream; text is normalised as training saw it; lines are cut into chunks
+without losing one."""
 
 from __future__ import annotations
 
 import gzip
 import io
 import lzma
-import random
-from collections import Counter
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seq2attn_cli.data.batching import batch_plan, epoch_examples
-from seq2attn_cli.data.noise import noisy_copies, strip_accents, typed
 from seq2attn_cli.data.reading import join_quotes, normalize, read_pairs, space_quotes
 from seq2attn_cli.data.streams import line_chunks
 from seq2attn_cli.errors import CorpusError
@@ -129,33 +126,6 @@ def test_spacing_quotes_is_undone_exactly_on_normalised_text(text):
     assert normalize(space_quotes(text)) == space_quotes(text)  # training normalises again
 
 
-@given(st.lists(st.tuples(st.integers(1, 40), st.integers(1, 40)), min_size=1, max_size=300))
-@settings(max_examples=50, deadline=None)
-def test_batch_plan_uses_every_example_once_and_is_reproducible(lengths):
-    examples = list(range(len(lengths)))
-    src, tgt = [s for s, _ in lengths], [t for _, t in lengths]
-    plan = batch_plan(src, tgt, examples, batch_tokens=100, seed=1, epoch=2)
-    assert sorted(i for b in plan for i in b) == examples
-    assert plan == batch_plan(src, tgt, examples, batch_tokens=100, seed=1, epoch=2)
-
-
-def test_an_epoch_takes_each_corpus_as_often_as_its_weight_says():
-    sizes, weights = [10, 20, 100], [2, 1, 0.25]
-    counts = Counter(epoch_examples(sizes, weights, seed=1, epoch=0))
-    assert all(counts[i] == 2 for i in range(10))
-    assert all(counts[i] == 1 for i in range(10, 30))
-    assert sum(counts[i] for i in range(30, 130)) == 25
-
-
-def test_a_fractional_weight_walks_through_the_whole_corpus_over_epochs():
-    seen = [set(epoch_examples([100], [0.25], seed=1, epoch=e)) for e in range(4)]
-    assert set.union(*seen) == set(range(100))
-    assert sum(map(len, seen)) == 100  # four different quarters
-    assert epoch_examples([100], [0.25], seed=1, epoch=2) == epoch_examples(
-        [100], [0.25], seed=1, epoch=2
-    )
-
-
 def test_line_chunks_keep_every_line_and_cut_endless_ones():
     data = b"a\n\n   \n" + b"x" * 5000 + b"\nlast"
     lines = [
@@ -187,26 +157,3 @@ def test_line_chunks_round_trip_any_text(lines):
     data = "".join(line + "\n" for line in lines).encode("utf-8", "surrogatepass")
     got = [line for chunk in line_chunks(io.BytesIO(data), chunk=7) for line in chunk]
     assert got == [line.encode("utf-8", "surrogatepass") for line in lines]
-
-
-def test_noisy_copies_look_typed_and_name_their_pair():
-    pairs = [
-        ("Ma mère est très gentille.", "My mother is very kind."),
-        ("J'ai faim.", "I'm hungry."),
-    ]
-    many = pairs * 200
-    copies = noisy_copies([s for s, _ in many], share=1.0, rng=random.Random(0))
-    sources = {s for _, s in copies}
-    assert "ma mere est tres gentille" in sources  # no accents, lower case, no stop
-    assert any("jai" in s.lower() or "j ai" in s.lower() for s in sources)
-    assert all(s[0].lower() == many[i][0][0].lower() for i, s in copies)  # typed from pair i
-    assert noisy_copies([s for s, _ in pairs], share=0.0, rng=random.Random(0)) == []
-
-
-def test_typing_noise_changes_no_more_than_people_do():
-    rng = random.Random(3)
-    src = "La voiture rouge est devant la maison."
-    for _ in range(200):
-        noisy = typed(src, rng)
-        assert abs(len(noisy) - len(src)) <= 2
-        assert strip_accents(noisy.lower())[:2] == "la"
