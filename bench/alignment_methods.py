@@ -22,7 +22,7 @@ import torch
 
 from seq2attn_cli.align.aer import Gold, read_gold, score
 from seq2attn_cli.align.aligner import align, word_weights
-from seq2attn_cli.align.forced import forced_weights, read
+from seq2attn_cli.align.forced import forced, read
 from seq2attn_cli.align.methods import METHODS, Links, Matrix, row_best, shared
 from seq2attn_cli.align.words import groups
 from seq2attn_cli.config import BOS, EOS, UNK
@@ -43,7 +43,7 @@ def uncleaned(translator: Translator, fr: list[str], en: list[str]) -> list[Link
     """The issue's baseline: lines fed to SentencePiece as given, translate --align's words."""
     sub = translator.subwords
     src, tgt = sub.encode(fr), sub.encode(en)
-    weights = forced_weights(translator, src, tgt, batch_size=32)
+    weights = [pair.weights for pair in forced(translator, src, tgt, batch_size=32)]
     return [
         set(word_alignment(sub.pieces(s) + ["</s>"], sub.pieces(t) + ["</s>"], w.tolist()))
         for s, t, w in zip(src, tgt, weights, strict=True)
