@@ -85,6 +85,7 @@ class AlignHead(nn.Module):
         """Scores (batch, tgt, src + 1), -inf past each source."""
         q_in = torch.cat([b.states[:, :-1], b.states[:, 1:], b.fed], -1)  # (batch, tgt, 2H+E)
         k_in = torch.cat([b.encoded, b.src_embedded], -1)  # (batch, src + 1, H + E)
+        # (batch, tgt, dim) @ (batch, dim, src + 1) -> (batch, tgt, src + 1)
         scores = self.q(q_in) @ self.k(k_in).transpose(1, 2) / math.sqrt(self.dim)
         log_weights = b.weights.clamp(min=1e-6).log()  # (batch, tgt + 1, src + 1)
         scores = scores + self.scale[0] * log_weights[:, :-1] + self.scale[1] * log_weights[:, 1:]
@@ -94,7 +95,7 @@ class AlignHead(nn.Module):
     def probabilities(self, pair: Forced) -> torch.Tensor:
         """One pair's probabilities (tgt, src + 1): each target piece's distribution over the
         source pieces and </s>. Scored alone, so never depending on the pairs beside it."""
-        return self(batch_of([pair]))[0].softmax(-1)
+        return self(batch_of([pair]))[0].softmax(-1)  # (1, tgt, src + 1) -> (tgt, src + 1)
 
 
 def links(probabilities: Matrix) -> Links:
