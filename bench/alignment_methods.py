@@ -4,7 +4,8 @@ hand-aligned sentence pairs (the shared trial set: ../shared/data/align-fra-eng,
     .venv/bin/python bench/alignment_methods.py DIR [--model DIR] [--no-quantize] [--gradients]
 
 DIR holds dev.fr, dev.en and dev.wa. Every pair is force-decoded once, as `s2a align` does,
-and each method of align/methods.py reads its links off the same weights; a few more rows
+and each method of align/methods.py reads its links off the same weights (and the model's
+alignment head, align/head.py, when it has one, off the same pass); a few more rows
 show what was tried and left out: a threshold on the weights, the issue's own baseline (the
 tokenized lines fed to SentencePiece uncleaned, s2a's words as Pharaoh indices), and with
 `--gradients` the gradient of each target piece's log-probability with respect to the
@@ -22,9 +23,11 @@ import torch
 
 from seq2attn_cli.align.aer import Gold, read_gold, score
 from seq2attn_cli.align.aligner import align, word_weights
-from seq2attn_cli.align.forced import forced_weights, read
+from seq2attn_cli.align.forced import forced, read
+from seq2attn_cli.align.head import load_head
 from seq2attn_cli.align.methods import METHODS, Links, Matrix, row_best, shared
 from seq2attn_cli.align.words import groups
+from seq2attn_cli.checkpoint import EMBEDDED
 from seq2attn_cli.config import BOS, EOS, UNK
 from seq2attn_cli.decoding.explain.alignment import word_alignment
 from seq2attn_cli.decoding.translator import Translator
@@ -43,7 +46,7 @@ def uncleaned(translator: Translator, fr: list[str], en: list[str]) -> list[Link
     """The issue's baseline: lines fed to SentencePiece as given, translate --align's words."""
     sub = translator.subwords
     src, tgt = sub.encode(fr), sub.encode(en)
-    weights = forced_weights(translator, src, tgt, batch_size=32)
+    weights = [pair.weights for pair in forced(translator, src, tgt, batch_size=32)]
     return [
         set(word_alignment(sub.pieces(s) + ["</s>"], sub.pieces(t) + ["</s>"], w.tolist()))
         for s, t, w in zip(src, tgt, weights, strict=True)
@@ -99,6 +102,9 @@ def main() -> None:
     for name, method in METHODS.items():
         found = [set(a.links) for a in align(translator, pairs, method=method)]
         print(row(name, found, gold))
+    head = load_head(args.model or EMBEDDED, translator.config.model)
+    if head is not None:  # the model's alignment head (align.safetensors), `--method head`
+        print(row("head", [set(a.links) for a in align(translator, pairs, head=head)], gold))
     weights = [a.weights for a in align(translator, pairs)]
     for threshold in THRESHOLDS:
         found = [thresholded(w, threshold) for w in weights]

@@ -55,6 +55,7 @@ TORCH_FREE = {
     "data.reading",
     "data.streams",
     "data.noise",
+    "align",  # its HEAD file name, which `s2a align --help` reads
     "align.words",
     "align.methods",
     "align.aer",

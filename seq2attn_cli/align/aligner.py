@@ -9,7 +9,8 @@ import torch
 
 from ..decoding.explain.alignment import pharaoh
 from ..decoding.translator import Translator
-from .forced import Side, forced_weights, read
+from .forced import Forced, Side, forced, read
+from .head import AlignHead, links
 from .methods import DEFAULT, METHODS, Matrix, Method
 from .words import groups, words
 
@@ -23,6 +24,7 @@ class Alignment:
     links: list[tuple[int, int]]  # (source word, target word), sorted
     weights: Matrix  # attention of the steps that write each target word, over source words
     truncated: bool = False  # a side was longer than the model takes: its end is not aligned
+    probabilities: Matrix | None = None  # the alignment head's, over words (None: no head)
 
     def pharaoh(self) -> str:
         """The links as a Pharaoh line, as fast_align writes it: '0-0 1-2 2-1'."""
@@ -36,7 +38,11 @@ class Alignment:
             "tgt": self.tgt,
             "weights": [[round(w, 4) for w in row] for row in self.weights],
             "truncated": self.truncated,
-        }
+        } | (
+            {"probabilities": [[round(p, 4) for p in row] for row in self.probabilities]}
+            if self.probabilities is not None
+            else {}
+        )
 
 
 def align(
@@ -44,10 +50,12 @@ def align(
     pairs: list[tuple[str, str]],
     *,
     method: Method = METHODS[DEFAULT],
+    head: AlignHead | None = None,
     batch_size: int = 32,
 ) -> list[Alignment]:
-    """Align each (source, target) pair by force-decoding the target after the source; a pair
-    with an empty side gets no links. A pair's links never depend on the pairs beside it."""
+    """Align each (source, target) pair by force-decoding the target after the source: links
+    off the attention by `method`, or off the alignment `head` when one is given; a pair with
+    an empty side gets no links. A pair's links never depend on the pairs beside it."""
     if not translator.config.model.attends:
         raise ValueError("the model has no attention (--attention none): it cannot align words")
     if batch_size < 1:
@@ -55,10 +63,10 @@ def align(
     src = read(translator, [s for s, _ in pairs])
     tgt = read(translator, [t for _, t in pairs])
     todo = [n for n, (s, t) in enumerate(zip(src, tgt, strict=True)) if s.ids and t.ids]
-    weights = forced_weights(
+    pairs_forced = forced(
         translator, [src[n].ids for n in todo], [tgt[n].ids for n in todo], batch_size=batch_size
     )
-    found = dict(zip(todo, weights, strict=True))
+    found = dict(zip(todo, pairs_forced, strict=True))
     out = []
     for n, (s, t) in enumerate(pairs):
         if n not in found:  # a side with nothing to read: no links, no attention
@@ -67,21 +75,29 @@ def align(
                 Alignment(words(s), words(t), [], zeros, src[n].truncated or tgt[n].truncated)
             )
             continue
-        out.append(_aligned(s, t, src[n], tgt[n], found[n], method))
+        out.append(_aligned(s, t, src[n], tgt[n], found[n], method, head))
     return out
 
 
 def _aligned(
-    s: str, t: str, src: Side, tgt: Side, weights: torch.Tensor, method: Method
+    s: str, t: str, src: Side, tgt: Side, pair: Forced, method: Method, head: AlignHead | None
 ) -> Alignment:
-    """One pair's Alignment from its piece-level weights (last row and column: </s>)."""
-    writing, reading = word_weights(weights, groups(s, src.pieces), groups(t, tgt.pieces))
+    """One pair's Alignment from its forced decoding (piece level, last row and column: </s>)."""
+    src_groups, tgt_groups = groups(s, src.pieces), groups(t, tgt.pieces)
+    writing, reading = word_weights(pair.weights, src_groups, tgt_groups)
+    probabilities = None
+    if head is None:
+        found = method(writing, reading)
+    else:
+        probabilities = over_words(head.probabilities(pair), src_groups, tgt_groups)
+        found = links(probabilities)
     return Alignment(
         src=words(s),
         tgt=words(t),
-        links=sorted(method(writing, reading)),
+        links=sorted(found),
         weights=writing,
         truncated=src.truncated or tgt.truncated,
+        probabilities=probabilities,
     )
 
 
@@ -90,10 +106,21 @@ def word_weights(
 ) -> tuple[Matrix, Matrix]:
     """Piece weights (last row and column: </s>) over the given words: the attention of the
     steps that write each target word, and of the steps fed it (rows: target words)."""
-    sums = _over(src_groups, weights.size(1)).T  # (src pieces + 1, src words)
-    means = _over(tgt_groups, weights.size(0) - 1)  # (tgt words, tgt pieces)
+    return (
+        over_words(weights[:-1], src_groups, tgt_groups),
+        over_words(weights[1:], src_groups, tgt_groups),
+    )
+
+
+def over_words(
+    pieces: torch.Tensor, src_groups: list[list[int]], tgt_groups: list[list[int]]
+) -> Matrix:
+    """A (target pieces, source pieces + 1) matrix over the given words, </s> left out:
+    rows averaged over each target word's pieces, columns summed over each source word's."""
+    sums = _over(src_groups, pieces.size(1)).T  # (src pieces + 1, src words)
+    means = _over(tgt_groups, pieces.size(0))  # (tgt words, tgt pieces)
     means = means / means.sum(dim=1, keepdim=True).clamp(min=1)
-    return (means @ weights[:-1] @ sums).tolist(), (means @ weights[1:] @ sums).tolist()
+    return (means @ pieces @ sums).tolist()
 
 
 def _over(groups: list[list[int]], pieces: int) -> torch.Tensor:

@@ -5,6 +5,7 @@ The decoder is fed the given target, piece by piece (teacher forcing, as `s2a in
 step, the step that writes each target piece and then the step that writes </s>. Sentences
 are batched as translate batches them (decoding/search/batched.py): by attention width, which
 depends on a sentence's own length, so a pair's weights never depend on the pairs beside it.
+The same pass keeps the states and embeddings an alignment head (head.py) reads.
 """
 
 from __future__ import annotations
@@ -55,14 +56,25 @@ def forced_batches(sizes: list[tuple[int, int]], batch_size: int) -> list[list[i
     return out
 
 
+@dataclass(frozen=True)
+class Forced:
+    """One pair force-decoded: what each step attended to, and what the alignment head reads."""
+
+    weights: torch.Tensor  # (tgt + 1, src + 1) attention; last row and column: </s>
+    states: torch.Tensor  # (tgt + 1, hidden) decoder RNN state of each step (the last: </s>'s)
+    fed: torch.Tensor  # (tgt, embed) embedding of each target piece as the decoder is fed it
+    encoded: torch.Tensor  # (src + 1, hidden) encoder state of each source piece and </s>
+    src_embedded: torch.Tensor  # (src + 1, embed) embedding of each source piece and </s>
+
+
 @torch.inference_mode()
-def forced_weights(
+def forced(
     translator: Translator, src: list[list[int]], tgt: list[list[int]], *, batch_size: int
-) -> list[torch.Tensor]:
-    """For each pair of source and target ids, the attention weights of every step that
-    writes the target: (len(tgt) + 1, len(src) + 1), the last row and column </s>."""
+) -> list[Forced]:
+    """Force-decode each pair of source and target ids (on the CPU, float32 copies): one row
+    per step that writes the target, then </s>'s."""
     model, device = translator.model, translator.device
-    out: list[torch.Tensor | None] = [None] * len(src)
+    out: list[Forced | None] = [None] * len(src)
     sizes = [(len(s) + 1, len(t) + 1) for s, t in zip(src, tgt, strict=True)]
     for index in forced_batches(sizes, batch_size):
         lengths = torch.tensor([sizes[i][0] for i in index], device=device)
@@ -75,8 +87,17 @@ def forced_weights(
             tgt_in[r, : len(fed)] = torch.tensor(fed, device=device)
         encoded = padded(model.encode(src_batch, lengths), width(int(lengths.max())))
         decoder = model.decoder
-        # weights: (batch, tgt_len + 1, width)
-        _, _, weights, _ = decoder.run(tgt_in, encoded.init, encoded.states, encoded.mask)
+        # states: (batch, tgt_len + 1, hidden); weights: (batch, tgt_len + 1, width)
+        states, _, weights, _ = decoder.run(tgt_in, encoded.init, encoded.states, encoded.mask)
+        fed_embedded = decoder.embedding(tgt_in[:, 1:])  # (batch, tgt_len, embed)
+        src_embedded = model.encoder.embedding(src_batch)  # (batch, src_len, embed)
         for r, i in enumerate(index):
-            out[i] = weights[r, : sizes[i][1], : sizes[i][0]].float().cpu()
+            s_len, t_len = sizes[i]
+            out[i] = Forced(
+                weights=weights[r, :t_len, :s_len].float().cpu(),
+                states=states[r, :t_len].float().cpu(),
+                fed=fed_embedded[r, : t_len - 1].float().cpu(),
+                encoded=encoded.states[r, :s_len].float().cpu(),
+                src_embedded=src_embedded[r, :s_len].float().cpu(),
+            )
     return out  # type: ignore[return-value]

@@ -1,5 +1,6 @@
 """`s2a align`: word alignments for translations that already exist, as fast_align and
-eflomal write them: one Pharaoh line per pair (or JSONL with the word-level attention)."""
+eflomal write them: one Pharaoh line per pair (or JSONL with the word-level attention, and the
+alignment head's word probabilities when the model has one)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from ..align import HEAD
 from ..align.methods import DEFAULT, METHODS
 from ..config import DECODE
 from .common import (
@@ -28,6 +30,7 @@ from .common import (
 )
 
 PROGRESS_SECONDS = 30  # a progress line on stderr this often
+HEAD_METHOD = "head"  # --method: links off the model's alignment head
 
 
 def align(
@@ -46,12 +49,16 @@ def align(
     src_col: Annotated[int, typer.Option(min=1, help="PAIRS column of the source.")] = 1,
     tgt_col: Annotated[int, typer.Option(min=1, help="PAIRS column of the target.")] = 2,
     method: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="How links are read off the attention: " + " | ".join(METHODS) + ".",
-            autocompletion=lambda: list(METHODS),
+            help=f"How links are read: {HEAD_METHOD} (the model's alignment head, {HEAD}; "
+            "the default when it has one) or off the attention: "
+            + " | ".join(METHODS)
+            + f" (default without a head: {DEFAULT}).",
+            autocompletion=lambda: [HEAD_METHOD, *METHODS],
+            show_default=False,
         ),
-    ] = DEFAULT,
+    ] = None,
     format: Annotated[
         str, typer.Option("--format", help="text | jsonl", autocompletion=lambda: ["text", "jsonl"])
     ] = "text",
@@ -66,8 +73,8 @@ def align(
     0, of the words as given) per pair."""
     if format not in ("text", "jsonl"):
         fail(f"--format must be text or jsonl (one JSON object a line), not {format!r}")
-    if method not in METHODS:
-        fail(f"--method must be one of {', '.join(METHODS)}, not {method!r}")
+    if method is not None and method != HEAD_METHOD and method not in METHODS:
+        fail(f"--method must be one of {', '.join([HEAD_METHOD, *METHODS])}, not {method!r}")
     if (src is None) != (tgt is None):
         fail("--src and --tgt go together: the source sentences and their translations")
     if src is not None and pairs is not None:
@@ -76,6 +83,11 @@ def align(
         fail("--src and --tgt cannot both be stdin")
     with handled(debug):
         directory = model_dir(model)
+        has_head = (directory / HEAD).exists()
+        if method == HEAD_METHOD and not has_head:
+            fail(f"--method head: {directory} has no alignment head ({HEAD}); fit one with "
+                 "scripts/fit_align_head.py, or choose another --method")  # fmt: skip
+        method = method or (HEAD_METHOD if has_head else DEFAULT)
         if src is not None and tgt is not None:
             texts = _two_files(src, tgt)
         else:
@@ -84,11 +96,23 @@ def align(
         from ..decoding.translator import Translator
 
         translator = Translator.load(directory, device=torch_device, quantized=quantize)
-        _align_all(translator, texts, method=method, batch_size=batch_size, jsonl=format == "jsonl")
+        head = None
+        if method == HEAD_METHOD:
+            from ..align.head import load_head
+
+            head = load_head(directory, translator.config.model)
+        _align_all(
+            translator,
+            texts,
+            method=method,
+            head=head,
+            batch_size=batch_size,
+            jsonl=format == "jsonl",
+        )
 
 
 def _align_all(
-    translator: Any, texts: list[Any], *, method: str, batch_size: int, jsonl: bool
+    translator: Any, texts: list[Any], *, method: str, head: Any, batch_size: int, jsonl: bool
 ) -> None:
     """Align the pairs chunk by chunk (big chunks sort into batches of like lengths), writing
     each chunk's lines as it is done, and a progress line on stderr every 30 s."""
@@ -98,7 +122,11 @@ def _align_all(
     for at in range(0, len(texts), chunk):
         part = texts[at : at + chunk]
         found = align(
-            translator, [pair for pair, _ in part], method=METHODS[method], batch_size=batch_size
+            translator,
+            [pair for pair, _ in part],
+            method=METHODS.get(method, METHODS[DEFAULT]),
+            head=head,
+            batch_size=batch_size,
         )
         _write(found, [place for _, place in part], jsonl=jsonl)
         if time.monotonic() - said >= PROGRESS_SECONDS:
