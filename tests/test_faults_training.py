@@ -373,6 +373,29 @@ def test_ctrl_c_or_sigterm_stops_every_rank_of_nproc_2_with_one_line_and_no_orph
         Translator.load(out)
 
 
+def test_a_rank_that_stopped_stays_deaf_to_signals_after_the_training_block():
+    # CI, stop 49 twice: rank 1 went deaf inside the block, whose exit put the raising handlers
+    # back; a third Ctrl-C then raised in torch's exit hooks, a traceback
+    from seq2attn_cli.cli.common import deaf_to_signals
+    from seq2attn_cli.training.signals import stop_signals
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with stop_signals():
+            deaf_to_signals()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+        with stop_signals():  # a block that ends untouched gives the handlers back
+            pass
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # ignored before: never taken
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+    with stop_signals():
+        assert signal.getsignal(signal.SIGINT) is not before[signal.SIGINT]
+    assert signal.getsignal(signal.SIGINT) is before[signal.SIGINT]
+
+
 # ---- no room to write ----------------------------------------------------------------------
 
 

@@ -326,8 +326,8 @@ def _train(
                     report=progress.report)  # fmt: skip
             ok = True
         except Interrupted as error:
+            deaf_to_signals()  # stopping: more signals change nothing, here and at exit
             if not main:  # every rank stopped at the same step: rank 0 alone says so
-                deaf_to_signals()
                 raise typer.Exit(error.exit_code) from None
             raise
         finally:

@@ -67,4 +67,5 @@ def stop_signals() -> Iterator[StopSignals]:
         yield handler
     finally:
         for signum, before in previous.items():  # None: one set outside Python, the default
-            signal.signal(signum, signal.SIG_DFL if before is None else before)
+            if signal.getsignal(signum) is handler:  # one set in the block (deaf at a stop) stays
+                signal.signal(signum, signal.SIG_DFL if before is None else before)
