@@ -120,6 +120,16 @@ def test_a_pair_aligns_the_same_whatever_the_batch(translator):
             assert a == b
 
 
+def test_threads_change_the_speed_not_the_alignments(tiny_model, tmp_path):
+    # on a CPU, --threads 2 force-decodes two batches side by side, one thread each
+    path = tmp_path / "pairs.tsv"
+    path.write_text(tsv(PAIRS * 5), encoding="utf-8")
+    args = ["align", str(path), "-m", str(tiny_model), "--format", "jsonl", "--batch-size", "3"]
+    one, two = s2a(*args, "--threads", "1"), s2a(*args, "--threads", "2")
+    assert one.returncode == two.returncode == 0, two.stderr
+    assert one.stdout.count(b"\n") == len(PAIRS) * 5 and two.stdout == one.stdout
+
+
 def test_every_method_gives_links_between_the_given_words(translator):
     for method in METHODS.values():
         for found, (src, tgt) in zip(align(translator, PAIRS, method=method), PAIRS, strict=True):

@@ -7,9 +7,11 @@ from typing import Any
 
 import torch
 
+from ..config import DECODE
 from ..decoding.explain.alignment import pharaoh
+from ..decoding.search.batched import each_batch
 from ..decoding.translator import Translator
-from .forced import Forced, Side, forced, read
+from .forced import Forced, Side, forced_batch, forced_batches, read
 from .head import AlignHead, links
 from .methods import DEFAULT, METHODS, Matrix, Method
 from .words import groups, words
@@ -51,7 +53,7 @@ def align(
     *,
     method: Method = METHODS[DEFAULT],
     head: AlignHead | None = None,
-    batch_size: int = 32,
+    batch_size: int = DECODE.align_batch_size,
 ) -> list[Alignment]:
     """Align each (source, target) pair by force-decoding the target after the source: links
     off the attention by `method`, or off the alignment `head` when one is given; a pair with
@@ -63,20 +65,26 @@ def align(
     src = read(translator, [s for s, _ in pairs])
     tgt = read(translator, [t for _, t in pairs])
     todo = [n for n, (s, t) in enumerate(zip(src, tgt, strict=True)) if s.ids and t.ids]
-    pairs_forced = forced(
-        translator, [src[n].ids for n in todo], [tgt[n].ids for n in todo], batch_size=batch_size
-    )
-    found = dict(zip(todo, pairs_forced, strict=True))
-    out = []
+    sizes = [(len(src[n].ids) + 1, len(tgt[n].ids) + 1) for n in todo]
+    plan = [[todo[i] for i in batch] for batch in forced_batches(sizes, batch_size)]
+
+    def work(index: list[int]) -> list[Alignment]:
+        found = forced_batch(translator, [src[n].ids for n in index], [tgt[n].ids for n in index])
+        return [
+            _aligned(*pairs[n], src[n], tgt[n], pair, method, head)
+            for n, pair in zip(index, found, strict=True)
+        ]
+
+    out: list[Alignment | None] = [None] * len(pairs)
+    # on a CPU, batches side by side, one thread each, as translate searches them
+    for index, done in zip(plan, each_batch(work, plan, threads=translator.threads), strict=True):
+        for n, alignment in zip(index, done, strict=True):
+            out[n] = alignment
     for n, (s, t) in enumerate(pairs):
-        if n not in found:  # a side with nothing to read: no links, no attention
+        if out[n] is None:  # a side with nothing to read: no links, no attention
             zeros = [[0.0] * len(words(s)) for _ in words(t)]
-            out.append(
-                Alignment(words(s), words(t), [], zeros, src[n].truncated or tgt[n].truncated)
-            )
-            continue
-        out.append(_aligned(s, t, src[n], tgt[n], found[n], method, head))
-    return out
+            out[n] = Alignment(words(s), words(t), [], zeros, src[n].truncated or tgt[n].truncated)
+    return out  # type: ignore[return-value]
 
 
 def _aligned(

@@ -67,37 +67,48 @@ class Forced:
     src_embedded: torch.Tensor  # (src + 1, embed) embedding of each source piece and </s>
 
 
-@torch.inference_mode()
 def forced(
     translator: Translator, src: list[list[int]], tgt: list[list[int]], *, batch_size: int
 ) -> list[Forced]:
-    """Force-decode each pair of source and target ids (on the CPU, float32 copies): one row
-    per step that writes the target, then </s>'s."""
-    model, device = translator.model, translator.device
+    """Force-decode each pair of source and target ids in batches (`forced_batches`)."""
     out: list[Forced | None] = [None] * len(src)
     sizes = [(len(s) + 1, len(t) + 1) for s, t in zip(src, tgt, strict=True)]
     for index in forced_batches(sizes, batch_size):
-        lengths = torch.tensor([sizes[i][0] for i in index], device=device)
-        src_batch = torch.full((len(index), int(lengths.max())), PAD, device=device)
-        tgt_in = torch.full((len(index), max(sizes[i][1] for i in index)), PAD, device=device)
-        for r, i in enumerate(index):
-            src_batch[r, : sizes[i][0]] = torch.tensor(src[i] + [EOS], device=device)
-            # pieces the model cannot write are fed as <unk>, as `inspect --target` feeds them
-            fed = [BOS] + [translator.output_index.get(piece_id, UNK) for piece_id in tgt[i]]
-            tgt_in[r, : len(fed)] = torch.tensor(fed, device=device)
-        encoded = padded(model.encode(src_batch, lengths), width(int(lengths.max())))
-        decoder = model.decoder
-        # states: (batch, tgt_len + 1, hidden); weights: (batch, tgt_len + 1, width)
-        states, _, weights, _ = decoder.run(tgt_in, encoded.init, encoded.states, encoded.mask)
-        fed_embedded = decoder.embedding(tgt_in[:, 1:])  # (batch, tgt_len, embed)
-        src_embedded = model.encoder.embedding(src_batch)  # (batch, src_len, embed)
-        for r, i in enumerate(index):
-            s_len, t_len = sizes[i]
-            out[i] = Forced(
-                weights=weights[r, :t_len, :s_len].float().cpu(),
-                states=states[r, :t_len].float().cpu(),
-                fed=fed_embedded[r, : t_len - 1].float().cpu(),
-                encoded=encoded.states[r, :s_len].float().cpu(),
-                src_embedded=src_embedded[r, :s_len].float().cpu(),
-            )
+        found = forced_batch(translator, [src[i] for i in index], [tgt[i] for i in index])
+        for i, pair in zip(index, found, strict=True):
+            out[i] = pair
     return out  # type: ignore[return-value]
+
+
+@torch.inference_mode()
+def forced_batch(
+    translator: Translator, src: list[list[int]], tgt: list[list[int]]
+) -> list[Forced]:
+    """Force-decode one batch of pairs of source and target ids (on the CPU, float32 copies):
+    one row per step that writes the target, then </s>'s."""
+    model, device = translator.model, translator.device
+    sizes = [(len(s) + 1, len(t) + 1) for s, t in zip(src, tgt, strict=True)]
+    lengths = torch.tensor([s for s, _ in sizes], device=device)
+    src_batch = torch.full((len(src), int(lengths.max())), PAD, device=device)
+    tgt_in = torch.full((len(src), max(t for _, t in sizes)), PAD, device=device)
+    for r, (src_ids, tgt_ids) in enumerate(zip(src, tgt, strict=True)):
+        src_batch[r, : len(src_ids) + 1] = torch.tensor(src_ids + [EOS], device=device)
+        # pieces the model cannot write are fed as <unk>, as `inspect --target` feeds them
+        fed = [BOS] + [translator.output_index.get(piece_id, UNK) for piece_id in tgt_ids]
+        tgt_in[r, : len(fed)] = torch.tensor(fed, device=device)
+    encoded = padded(model.encode(src_batch, lengths), width(int(lengths.max())))
+    decoder = model.decoder
+    # states: (batch, tgt_len + 1, hidden); weights: (batch, tgt_len + 1, width)
+    states, _, weights, _ = decoder.run(tgt_in, encoded.init, encoded.states, encoded.mask)
+    fed_embedded = decoder.embedding(tgt_in[:, 1:])  # (batch, tgt_len, embed)
+    src_embedded = model.encoder.embedding(src_batch)  # (batch, src_len, embed)
+    return [
+        Forced(
+            weights=weights[r, :t_len, :s_len].float().cpu(),
+            states=states[r, :t_len].float().cpu(),
+            fed=fed_embedded[r, : t_len - 1].float().cpu(),
+            encoded=encoded.states[r, :s_len].float().cpu(),
+            src_embedded=src_embedded[r, :s_len].float().cpu(),
+        )
+        for r, (s_len, t_len) in enumerate(sizes)
+    ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from typing import TypeVar
 
 import torch
 from torch import nn
@@ -24,6 +25,8 @@ from .hypothesis import Hypothesis
 # history), so wider sources decode in proportionally smaller batches: 2,000 newstest2013
 # lines peaked at 394 MB instead of 416 in the same CPU time (6,736 target pieces, beam 5)
 FULL_WIDTH = 32
+
+Done = TypeVar("Done")
 
 
 def width(length: int) -> int:
@@ -72,7 +75,7 @@ def translate_ids(
 
     A sentence's hypothesis does not depend on the others: batches are sorted by length (for
     speed) and padded to a width that depends on the sentence alone (see `width`). On a CPU,
-    `threads` batches are searched side by side, each on one thread (see `_side_by_side`),
+    `threads` batches are searched side by side, each on one thread (see `each_batch`),
     with `batch_size` sentences between them: two batches of 32 in flight peaked at 434-458
     MB where one took 377, two of 16 at 366 (1,000 newstest2013 lines, beam 5, int8).
     """
@@ -84,7 +87,7 @@ def translate_ids(
         rows = [src_ids[i] + [eos] for i in index]
         return _search_batch(model, rows, beam=beam, no_repeat=no_repeat)
 
-    found = _side_by_side(search, plan, threads) if threads > 1 else map(search, plan)
+    found = each_batch(search, plan, threads=threads)
     results: list[Hypothesis | None] = [None] * len(src_ids)
     for index, hyps in zip(plan, found, strict=True):
         for i, hyp in zip(index, hyps, strict=True):
@@ -94,26 +97,30 @@ def translate_ids(
 
 def side_by_side(threads: int) -> int:
     """Batches to search side by side for `threads` CPU threads (0: torch's count, the
-    cores), torch's own threads then set to one: each batch runs on one (`_side_by_side`)."""
+    cores), torch's own threads then set to one: each batch runs on one (`each_batch`)."""
     count = threads or torch.get_num_threads()
     torch.set_num_threads(1)
     return count
 
 
-def _side_by_side(
-    search: Callable[[list[int]], list[Hypothesis]], plan: list[list[int]], threads: int
-) -> Iterator[list[Hypothesis]]:
-    """Each batch's search on one of `threads` threads, results in plan order.
+def each_batch(
+    work: Callable[[list[int]], list[Done]], plan: list[list[int]], *, threads: int
+) -> Iterator[list[Done]]:
+    """`work` done on each batch of the plan, `threads` batches side by side, one thread
+    each; the results in plan order.
 
     A search step is ~100 small ops: split over two cores inside each op (torch's threads)
     beam 5 took longer than on one, while two batches side by side, one core each, took
     half the time (1,000 newstest2013 lines, int8, AVX-512 BF16 host, idle: 1 thread
     14.3 s, 2 threads 7.9 s). The ops release the GIL, so Python threads are enough.
     """
-    pool = ThreadPoolExecutor(threads, thread_name_prefix="s2a-search")
+    if threads <= 1:
+        yield from map(work, plan)
+        return
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="s2a-batch")
     try:
-        yield from pool.map(search, plan)
-    finally:  # Ctrl-C: the batches not started are dropped, not searched first
+        yield from pool.map(work, plan)
+    finally:  # Ctrl-C: the batches not started are dropped, not worked on first
         pool.shutdown(wait=False, cancel_futures=True)
 
 
