@@ -12,7 +12,8 @@ Each tag is judged apart. "unjudged" when the translation does not hold the expe
 all (the model chose others); else "lost" when the tag is not in the output once or wraps no
 word, "exact" when it wraps just the expected words (punctuation and case aside), "wider" when
 it wraps them and more, "wrong" otherwise. The same translations are scored for each way of
-linking words (placement.links, the rule before it, `s2a align`'s `shared` links) and for a
+linking words (placement.links, the rule before it, `s2a align`'s `shared` links, the alignment
+head's probabilities read by placement.links and by `s2a align`'s own head links) and for a
 baseline that puts each tag on the target words at its source words' relative place (what
 placement.py does for a model without attention), to show what attention adds.
 stdout: the table (Markdown); stderr: each tag placement.links does not place exactly.
@@ -57,6 +58,16 @@ def shared_links(rows: list[list[float]], targets: list[str]) -> list[list[int]]
     """`s2a align --method shared`'s links (a source word may get none: its tag is empty)."""
     linked: list[list[int]] = [[] for _ in rows[0]]
     for i, j in sorted(shared(rows, rows)):
+        linked[i].append(j)
+    return linked
+
+
+def head_links(rows: list[list[float]], targets: list[str]) -> list[list[int]]:
+    """`s2a align`'s links off the head's word probabilities (row-best and column-best)."""
+    from seq2attn_cli.align.head import links as by_head
+
+    linked: list[list[int]] = [[] for _ in rows[0]]
+    for i, j in sorted(by_head(rows)):
         linked[i].append(j)
     return linked
 
@@ -153,6 +164,33 @@ class Once:
         return [self.done[t] for t in texts]
 
 
+class ByHead:
+    """The same translations with the alignment head's probabilities in place of attention:
+    each translation force-decoded after its source, as `s2a align` reads a given pair."""
+
+    def __init__(self, once: Once, directory: Path) -> None:
+        from seq2attn_cli.align.head import load_head
+
+        self.once, self.done = once, {}
+        self.head = load_head(directory, once.translator.config.model)
+
+    def translate(self, texts: list[str], *, beam: int, glossary: None = None) -> list:
+        return [self._with_head(t) for t in self.once.translate(texts, beam=beam)]
+
+    def _with_head(self, t):  # noqa: ANN001, ANN202 (a Translation)
+        from seq2attn_cli.align.forced import forced_batch
+
+        if t.source in self.done or not t.has_attention or t.parts != 1:
+            return self.done.get(t.source, t)
+        sp = self.once.translator.subwords.sp
+        src = [sp.piece_to_id(p) for p in t.src_tokens[:-1]]
+        tgt = [sp.piece_to_id(p) for p in (t.model_tokens or t.tgt_tokens)[:-1]]
+        pair = forced_batch(self.once.translator, [src], [tgt])[0]
+        rows = self.head.probabilities(pair).tolist() + [list(t.weights[-1])]  # </s>'s row kept
+        self.done[t.source] = dataclasses.replace(t, weights=rows)
+        return self.done[t.source]
+
+
 class ByPosition:
     """The same translations without their attention: placement.py then places each tag at
     its source words' relative position (as for a model trained with `--attention none`)."""
@@ -174,6 +212,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = read(TEST if args.test else TUNING)
     once = Once(Translator.load(args.model), args.beam)
+    directory = Path(args.model) if args.model else Path(__file__).parents[1] / "models" / "fr-en"
     start = time.perf_counter()
     once.translate([s for r in rows for s in sources(READERS["html"](r.source))], beam=args.beam)
     # each rule: its name, the translator placement reads, and the links it places tags by
@@ -182,6 +221,8 @@ def main() -> None:
         ("placement.links", once, links),
         ("before #43 (top + 70%)", once, before_43),
         ("`shared`", once, shared_links),
+        ("placement.links on the head", ByHead(once, directory), links),
+        ("`s2a align`'s head links", ByHead(once, directory), head_links),
         ("by position", ByPosition(once), links),
     ]
     tallies: dict[str, dict[str, dict[str, int]]] = {}  # rule, category, verdict: count
