@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 
 from seq2attn_cli.align.methods import shared
+from seq2attn_cli.checkpoint import EMBEDDED
+from seq2attn_cli.decoding.translation import Translation
 from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.documents import READERS, placement, translate_document
 from seq2attn_cli.documents.inline import sources
@@ -177,11 +179,14 @@ class ByHead:
     def translate(self, texts: list[str], *, beam: int, glossary: None = None) -> list:
         return [self._with_head(t) for t in self.once.translate(texts, beam=beam)]
 
-    def _with_head(self, t):  # noqa: ANN001, ANN202 (a Translation)
+    def _with_head(self, t: Translation) -> Translation:
         from seq2attn_cli.align.forced import forced_batch
 
-        if t.source in self.done or not t.has_attention or t.parts != 1:
+        if t.source in self.done or not t.has_attention:
             return self.done.get(t.source, t)
+        if t.parts != 1:  # its pieces were searched in parts: kept with attention, and said
+            print(f"head columns: attention kept for a line in parts: {t.source}", file=sys.stderr)
+            return t
         sp = self.once.translator.subwords.sp
         src = [sp.piece_to_id(p) for p in t.src_tokens[:-1]]
         tgt = [sp.piece_to_id(p) for p in (t.model_tokens or t.tgt_tokens)[:-1]]
@@ -212,7 +217,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = read(TEST if args.test else TUNING)
     once = Once(Translator.load(args.model), args.beam)
-    directory = Path(args.model) if args.model else Path(__file__).parents[1] / "models" / "fr-en"
+    by_head = ByHead(once, Path(args.model) if args.model else EMBEDDED)
     start = time.perf_counter()
     once.translate([s for r in rows for s in sources(READERS["html"](r.source))], beam=args.beam)
     # each rule: its name, the translator placement reads, and the links it places tags by
@@ -221,8 +226,14 @@ def main() -> None:
         ("placement.links", once, links),
         ("before #43 (top + 70%)", once, before_43),
         ("`shared`", once, shared_links),
-        ("placement.links on the head", ByHead(once, directory), links),
-        ("`s2a align`'s head links", ByHead(once, directory), head_links),
+        *(
+            [
+                ("placement.links on the head", by_head, links),
+                ("`s2a align`'s head links", by_head, head_links),
+            ]
+            if by_head.head is not None
+            else []  # a model without an alignment head
+        ),  # fmt: skip
         ("by position", ByPosition(once), links),
     ]
     tallies: dict[str, dict[str, dict[str, int]]] = {}  # rule, category, verdict: count

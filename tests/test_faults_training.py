@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import typer
 from conftest import toy_pairs, train_tiny, write_tsv
 from faults_util import (
     TINY,
@@ -373,27 +374,52 @@ def test_ctrl_c_or_sigterm_stops_every_rank_of_nproc_2_with_one_line_and_no_orph
         Translator.load(out)
 
 
-def test_a_rank_that_stopped_stays_deaf_to_signals_after_the_training_block():
-    # CI, stop 49 twice: rank 1 went deaf inside the block, whose exit put the raising handlers
-    # back; a third Ctrl-C then raised in torch's exit hooks, a traceback
+@pytest.fixture
+def known_handlers():
+    """SIGINT and SIGTERM as a terminal gives them (a suite run with `&` ignores SIGINT)."""
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    yield
+    for signum, handler in before.items():
+        signal.signal(signum, handler)
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_a_rank_that_stopped_stays_deaf_to_signals_until_it_exits(
+    known_handlers, monkeypatch, tmp_path, rank
+):
+    # CI, stop 49 twice: rank 1 went deaf inside the training block, whose exit put the
+    # raising handlers back; a third Ctrl-C then raised in torch's exit hooks, a traceback
+    from seq2attn_cli.cli import train as train_cli
+    from seq2attn_cli.errors import Interrupted
+    from seq2attn_cli.training import distributed
+
+    def stopped(**_):
+        raise Interrupted("interrupted at step 4; continue with --resume")
+
+    monkeypatch.setattr(training, "train", stopped)
+    monkeypatch.setattr(distributed, "rank", lambda: rank)
+    with pytest.raises(typer.Exit if rank else Interrupted):
+        train_cli._train([], [], out=tmp_path / "model", options={}, cfg=TrainConfig(),
+                         resume=False, init=None, device="cpu", threads=0)  # fmt: skip
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+
+
+def test_a_training_block_gives_back_the_handlers_it_found_unless_one_was_set_inside(
+    known_handlers,
+):
     from seq2attn_cli.cli.common import deaf_to_signals
     from seq2attn_cli.training.signals import stop_signals
 
-    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        with stop_signals():
-            deaf_to_signals()
-        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
-        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
-        with stop_signals():  # a block that ends untouched gives the handlers back
-            pass
-        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # ignored before: never taken
-    finally:
-        for signum, handler in before.items():
-            signal.signal(signum, handler)
     with stop_signals():
-        assert signal.getsignal(signal.SIGINT) is not before[signal.SIGINT]
-    assert signal.getsignal(signal.SIGINT) is before[signal.SIGINT]
+        assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    with stop_signals():
+        deaf_to_signals()
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
 
 
 # ---- no room to write ----------------------------------------------------------------------

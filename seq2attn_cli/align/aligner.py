@@ -11,7 +11,7 @@ from ..config import DECODE
 from ..decoding.explain.alignment import pharaoh
 from ..decoding.search.batched import each_batch
 from ..decoding.translator import Translator
-from .forced import Forced, Side, forced_batch, forced_batches, read
+from .forced import Forced, Side, forced_batch, forced_batches, forced_sizes, read
 from .head import AlignHead, links
 from .methods import DEFAULT, METHODS, Matrix, Method
 from .words import groups, words
@@ -65,7 +65,7 @@ def align(
     src = read(translator, [s for s, _ in pairs])
     tgt = read(translator, [t for _, t in pairs])
     todo = [n for n, (s, t) in enumerate(zip(src, tgt, strict=True)) if s.ids and t.ids]
-    sizes = [(len(src[n].ids) + 1, len(tgt[n].ids) + 1) for n in todo]
+    sizes = forced_sizes([src[n].ids for n in todo], [tgt[n].ids for n in todo])
     plan = [[todo[i] for i in batch] for batch in forced_batches(sizes, batch_size)]
 
     def work(index: list[int]) -> list[Alignment]:

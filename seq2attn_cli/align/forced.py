@@ -43,6 +43,11 @@ def read(translator: Translator, texts: list[str]) -> list[Side]:
     return sides
 
 
+def forced_sizes(src: list[list[int]], tgt: list[list[int]]) -> list[tuple[int, int]]:
+    """(source, target) length of each pair as force-decoded: ids then </s> on both sides."""
+    return [(len(s) + 1, len(t) + 1) for s, t in zip(src, tgt, strict=True)]
+
+
 def forced_batches(sizes: list[tuple[int, int]], batch_size: int) -> list[list[int]]:
     """Pair indices in batches of one attention width each, by (source, target) length, with
     `batch_size` pairs of up to FULL_WIDTH source pieces and proportionally fewer wider ones."""
@@ -72,7 +77,7 @@ def forced(
 ) -> list[Forced]:
     """Force-decode each pair of source and target ids in batches (`forced_batches`)."""
     out: list[Forced | None] = [None] * len(src)
-    sizes = [(len(s) + 1, len(t) + 1) for s, t in zip(src, tgt, strict=True)]
+    sizes = forced_sizes(src, tgt)
     for index in forced_batches(sizes, batch_size):
         found = forced_batch(translator, [src[i] for i in index], [tgt[i] for i in index])
         for i, pair in zip(index, found, strict=True):
@@ -87,7 +92,7 @@ def forced_batch(
     """Force-decode one batch of pairs of source and target ids (on the CPU, float32 copies):
     one row per step that writes the target, then </s>'s."""
     model, device = translator.model, translator.device
-    sizes = [(len(s) + 1, len(t) + 1) for s, t in zip(src, tgt, strict=True)]
+    sizes = forced_sizes(src, tgt)
     lengths = torch.tensor([s for s, _ in sizes], device=device)
     src_batch = torch.full((len(src), int(lengths.max())), PAD, device=device)
     tgt_in = torch.full((len(src), max(t for _, t in sizes)), PAD, device=device)

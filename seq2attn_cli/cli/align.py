@@ -29,7 +29,7 @@ from .common import (
 )
 
 PROGRESS_SECONDS = 30  # a progress line on stderr this often
-# pairs read, aligned and written at a time: enough to sort into batches of like lengths;
+# pairs read, aligned and written at a time (at least): enough to sort into batches of like lengths;
 # their alignments (weights as Python lists) are what a run holds: 10,000 news pairs peaked
 # at 1.1 GB with chunks of 8,192, 0.8 GB with 2,048 (int8, 2 threads)
 CHUNK = 2048
@@ -121,8 +121,9 @@ def _align_all(
     from ..align.aligner import align
 
     started = said = time.monotonic()
-    for at in range(0, len(texts), CHUNK):
-        part = texts[at : at + CHUNK]
+    chunk = max(CHUNK, 4 * batch_size * translator.threads)  # every thread kept busy
+    for at in range(0, len(texts), chunk):
+        part = texts[at : at + chunk]
         found = align(
             translator,
             [pair for pair, _ in part],
