@@ -325,13 +325,12 @@ def _train(
                     valid=valid_specs, resume=resume, init=init, device=torch_device,
                     report=progress.report)  # fmt: skip
             ok = True
-        except Interrupted as error:
-            if not main:  # every rank stopped at the same step: rank 0 alone says so
+        except (Interrupted, KeyboardInterrupt) as error:
+            deaf_to_signals()  # stopped by a signal: more change nothing, here and at exit
+            if not main and isinstance(error, Interrupted):  # rank 0 alone says so
                 raise typer.Exit(error.exit_code) from None
             raise
         finally:
-            if not ok:  # stopping, however: more signals change nothing, here and at exit
-                deaf_to_signals()
             distributed.finish(ok=ok)
             if not ok and main and created and not (out / "config.json").exists():
                 shutil.rmtree(out, ignore_errors=True)  # nothing worth keeping was written yet
