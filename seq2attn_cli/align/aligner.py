@@ -9,9 +9,8 @@ import torch
 
 from ..config import DECODE
 from ..decoding.explain.alignment import pharaoh
-from ..decoding.search.batched import each_batch
 from ..decoding.translator import Translator
-from .forced import Forced, Side, forced_batch, forced_batches, forced_sizes, read
+from .forced import Forced, Side, forced, read
 from .head import AlignHead, links
 from .methods import DEFAULT, METHODS, Matrix, Method
 from .words import groups, words
@@ -65,26 +64,29 @@ def align(
     src = read(translator, [s for s, _ in pairs])
     tgt = read(translator, [t for _, t in pairs])
     todo = [n for n, (s, t) in enumerate(zip(src, tgt, strict=True)) if s.ids and t.ids]
-    sizes = forced_sizes([src[n].ids for n in todo], [tgt[n].ids for n in todo])
-    plan = [[todo[i] for i in batch] for batch in forced_batches(sizes, batch_size)]
 
-    def work(index: list[int]) -> list[Alignment]:
-        found = forced_batch(translator, [src[n].ids for n in index], [tgt[n].ids for n in index])
-        return [
-            _aligned(*pairs[n], src[n], tgt[n], pair, method, head)
-            for n, pair in zip(index, found, strict=True)
-        ]
+    def aligned(k: int, pair: Forced) -> Alignment:  # on the batch's thread (forced.py)
+        n = todo[k]
+        return _aligned(*pairs[n], src[n], tgt[n], pair, method, head)
 
-    out: list[Alignment | None] = [None] * len(pairs)
-    # on a CPU, batches side by side, one thread each, as translate searches them
-    for index, done in zip(plan, each_batch(work, plan, threads=translator.threads), strict=True):
-        for n, alignment in zip(index, done, strict=True):
-            out[n] = alignment
+    done = forced(
+        translator,
+        [src[n].ids for n in todo],
+        [tgt[n].ids for n in todo],
+        batch_size=batch_size,
+        then=aligned,
+    )
+    found = dict(zip(todo, done, strict=True))
+    out = []
     for n, (s, t) in enumerate(pairs):
-        if out[n] is None:  # a side with nothing to read: no links, no attention
+        if n not in found:  # a side with nothing to read: no links, no attention
             zeros = [[0.0] * len(words(s)) for _ in words(t)]
-            out[n] = Alignment(words(s), words(t), [], zeros, src[n].truncated or tgt[n].truncated)
-    return out  # type: ignore[return-value]
+            out.append(
+                Alignment(words(s), words(t), [], zeros, src[n].truncated or tgt[n].truncated)
+            )
+            continue
+        out.append(found[n])
+    return out
 
 
 def _aligned(

@@ -10,13 +10,15 @@ The same pass keeps the states and embeddings an alignment head (head.py) reads.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
 from ..config import BOS, EOS, PAD, UNK
 from ..decoding.rules.clean import Cleaned
-from ..decoding.search.batched import FULL_WIDTH, padded, width
+from ..decoding.search.batched import FULL_WIDTH, each_batch, padded, width
 from ..decoding.translator import Translator
 
 
@@ -72,17 +74,32 @@ class Forced:
     src_embedded: torch.Tensor  # (src + 1, embed) embedding of each source piece and </s>
 
 
+def itself(index: int, pair: Forced) -> Forced:
+    """The pair as force-decoded: `forced`'s default `then`."""
+    return pair
+
+
 def forced(
-    translator: Translator, src: list[list[int]], tgt: list[list[int]], *, batch_size: int
-) -> list[Forced]:
-    """Force-decode each pair of source and target ids in batches (`forced_batches`)."""
-    out: list[Forced | None] = [None] * len(src)
-    sizes = forced_sizes(src, tgt)
-    for index in forced_batches(sizes, batch_size):
+    translator: Translator,
+    src: list[list[int]],
+    tgt: list[list[int]],
+    *,
+    batch_size: int,
+    then: Callable[[int, Forced], Any] = itself,
+) -> list[Any]:
+    """`then(i, pair)` of each pair force-decoded (by default the pair), in input order. On a
+    CPU, `translator.threads` batches side by side, one thread each, `then` on their thread."""
+    plan = forced_batches(forced_sizes(src, tgt), batch_size)
+
+    def work(index: list[int]) -> list[Any]:
         found = forced_batch(translator, [src[i] for i in index], [tgt[i] for i in index])
-        for i, pair in zip(index, found, strict=True):
-            out[i] = pair
-    return out  # type: ignore[return-value]
+        return [then(i, pair) for i, pair in zip(index, found, strict=True)]
+
+    out: list[Any] = [None] * len(src)
+    for index, done in zip(plan, each_batch(work, plan, threads=translator.threads), strict=True):
+        for i, result in zip(index, done, strict=True):
+            out[i] = result
+    return out
 
 
 @torch.inference_mode()

@@ -29,9 +29,9 @@ from .common import (
 )
 
 PROGRESS_SECONDS = 30  # a progress line on stderr this often
-# pairs read, aligned and written at a time (at least): enough to sort into batches of like lengths;
-# their alignments (weights as Python lists) are what a run holds: 10,000 news pairs peaked
-# at 1.1 GB with chunks of 8,192, 0.8 GB with 2,048 (int8, 2 threads)
+# pairs read, aligned and written at a time (at least): enough to sort into batches of like
+# lengths; their alignments (weights as Python lists) are what a run holds: 10,000 news pairs
+# peaked at 1.1 GB with chunks of 8,192, 0.8 GB with 2,048 (int8, 2 threads)
 CHUNK = 2048
 HEAD_METHOD = "head"  # --method: links off the model's alignment head
 
