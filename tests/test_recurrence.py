@@ -1,8 +1,10 @@
-"""The input-feeding loop (model/recurrence.py) is the same network as nn.GRU / nn.LSTM.
+"""The hand-written loops are the same networks as nn.GRU / nn.LSTM.
 
-Each test runs the same weights twice: through the hand-written loop, and through torch's own
-modules one step at a time (`rnn_step`, what decoding runs). Outputs and every gradient must
-agree, in fp32 to float rounding, and in bf16 as closely to fp32 as torch's own modules do.
+The input-feeding decoder's loop (model/recurrence.py) against torch's own modules one step at
+a time (`rnn_step`, what decoding runs); the encoder's loop over packed sequences
+(model/packed.py) against torch's module reading the same packed sequence. Outputs and every
+gradient must agree, in fp32 to float rounding, and in bf16 as closely to fp32 as torch's own
+modules do.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ import itertools
 
 import pytest
 import torch
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from seq2attn_cli.config import ModelConfig
+from seq2attn_cli.model.packed import packed_rnn
 from seq2attn_cli.model.seq2seq import Seq2Seq
 
 CONFIGS = list(itertools.product(("gru", "lstm"), ("general", "dot", "none"), (True,)))
@@ -79,3 +83,54 @@ def test_in_bf16_the_loop_is_as_close_to_fp32_as_torchs_own_modules(cell, attent
     ours = _worst(_run(model, loop=True, bf16=True), exact)
     torchs = _worst(_run(model, loop=False, bf16=True), exact)
     assert ours < max(2 * torchs, 0.02), (ours, torchs)
+
+
+def _run_packed(rnn: torch.nn.RNNBase, *, loop: bool, bf16: bool = False) -> list[torch.Tensor]:
+    """Every state, the final states and every gradient of a packed batch in unsorted order."""
+    torch.manual_seed(3)
+    lengths = torch.tensor([3, 7, 1, 7, 5, 2])  # unsorted, with ties: packing sorts the rows
+    x = torch.randn(6, 7, 6, requires_grad=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+        states, final = packed_rnn(rnn, packed) if loop else rnn(packed)
+        states, _ = pad_packed_sequence(states, batch_first=True)  # (rows, steps, 2 hidden)
+    finals = final if isinstance(final, tuple) else (final,)
+    weighting = [torch.randn(f.shape) for f in finals]  # every final row counts differently
+    loss = (states.float() ** 2).sum()
+    loss = loss + sum((f.float() * w).sum() for f, w in zip(finals, weighting, strict=True))
+    grads = torch.autograd.grad(loss, [x, *rnn.parameters()])
+    return [states.detach().float(), *(f.detach().float() for f in finals), *grads]
+
+
+PACKED = list(itertools.product((torch.nn.GRU, torch.nn.LSTM), (1, 2)))
+
+
+@pytest.mark.parametrize("kind,layers", PACKED)
+def test_the_encoder_loop_is_torchs_packed_rnn_in_value_and_gradient(kind, layers):
+    torch.manual_seed(1)
+    rnn = kind(6, 5, num_layers=layers, batch_first=True, bidirectional=True)
+    assert _worst(_run_packed(rnn, loop=True), _run_packed(rnn, loop=False)) < 1e-5
+
+
+@pytest.mark.parametrize("kind,layers", PACKED)
+def test_in_bf16_the_encoder_loop_is_as_close_to_fp32_as_torchs_own_module(kind, layers):
+    torch.manual_seed(1)
+    rnn = kind(6, 5, num_layers=layers, batch_first=True, bidirectional=True)
+    exact = _run_packed(rnn, loop=False)
+    ours = _worst(_run_packed(rnn, loop=True, bf16=True), exact)
+    torchs = _worst(_run_packed(rnn, loop=False, bf16=True), exact)
+    assert ours < max(2 * torchs, 0.02), (ours, torchs)
+
+
+def test_training_on_cpu_runs_the_encoder_loop_and_translating_runs_torchs_module(monkeypatch):
+    import seq2attn_cli.model.encoder as encoder
+
+    calls = []
+    monkeypatch.setattr(encoder, "packed_rnn", lambda rnn, packed: calls.append(1) or rnn(packed))
+    model = _model("gru", "general", True)
+    src, lengths = torch.randint(4, 50, (2, 5)), torch.tensor([5, 5])
+    model.encode(src, lengths)
+    assert calls == [1]
+    with torch.no_grad():
+        model.encode(src, lengths)
+    assert calls == [1]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import torch
 
 Tensors = tuple[torch.Tensor, ...]
+RNNState = torch.Tensor | tuple[torch.Tensor, torch.Tensor]  # what nn.GRU / nn.LSTM take
 
 
 class GRUCell:

@@ -20,11 +20,10 @@ from torch import nn
 
 from ..config import PAD
 from .attention import Attention
+from .cells import RNNState
 from .dropout import Dropout
 from .encoder import RNNS
 from .recurrence import fed_recurrence
-
-RNNState = torch.Tensor | tuple[torch.Tensor, torch.Tensor]  # what nn.GRU / nn.LSTM take
 
 
 class DecoderState(NamedTuple):

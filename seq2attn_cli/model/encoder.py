@@ -8,6 +8,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from ..config import PAD
 from .dropout import Dropout
+from .packed import packed_rnn
 
 RNNS = {"gru": nn.GRU, "lstm": nn.LSTM}
 
@@ -38,7 +39,10 @@ class Encoder(nn.Module):
         packed = pack_padded_sequence(
             embedded, src_lengths.cpu(), batch_first=True, enforce_sorted=False
         )
-        packed_states, final = self.rnn(packed)
+        # training on CPU: torch's packed RNN backward costs the square of the length (packed.py)
+        train_cpu = torch.is_grad_enabled() and embedded.device.type == "cpu"
+        loop = train_cpu and isinstance(self.rnn, nn.RNNBase)  # float weights (int8.py has its own)
+        packed_states, final = packed_rnn(self.rnn, packed) if loop else self.rnn(packed)
         encoder_states, _ = pad_packed_sequence(
             packed_states, batch_first=True, total_length=src.size(1)
         )  # (batch, src_len, hidden)

@@ -6,48 +6,49 @@ import torch
 
 from ..config import PAD
 
-# Rows of logits turned to fp32 at a time. A whole batch's fp32 logits (1,536 x 6,736: 41 MB)
-# is a fresh mmap on every step, and its page faults made each pass over it 3-5x slower than
-# over a reused buffer: the loss took 64 ms of a 460 ms step, chunked 20 (AVX-512 BF16 host).
+# Rows of logits turned to fp32 at a time, in one buffer reused for every chunk. A whole batch's
+# fp32 logits (1,536 x 6,736: 41 MB) is a fresh mmap on every step, and its page faults made each
+# pass over it 3-5x slower than over a reused buffer (AVX-512 BF16 host).
 CHUNK = 256
 
 
 class _SmoothedCrossEntropy(torch.autograd.Function):
-    """Summed label-smoothed cross-entropy whose backward is softmax minus smoothed target.
+    """Summed label-smoothed cross-entropy whose gradient is softmax minus smoothed target.
 
-    Only the log-normaliser of each row is kept; the backward recomputes the softmax a chunk
-    of rows at a time, writing the gradient straight into the logits' dtype.
+    The gradient is written in the forward, while each chunk's exponentials are at hand, so the
+    softmax is computed once, not again in the backward: 1,500 x 7,014 bf16 logits, 1 thread,
+    forward + backward 18 ms against 36-48 (AVX-512 BF16 host without AMX, 2026-12-04).
     """
 
     @staticmethod
     def forward(ctx, logits: torch.Tensor, target: torch.Tensor, smoothing: float) -> torch.Tensor:
-        lse = torch.empty(logits.size(0), device=logits.device)  # (tokens,) log normalisers
+        vocab, real = logits.size(-1), target != PAD  # real: (tokens,)
         loss = logits.new_zeros((), dtype=torch.float32)
-        real = target != PAD  # (tokens,)
+        grad = torch.empty_like(logits) if ctx.needs_input_grad[0] else None  # (tokens, vocab)
+        dtype = torch.promote_types(logits.dtype, torch.float32)
+        buffer = logits.new_empty(min(CHUNK, logits.size(0)), vocab, dtype=dtype)  # (chunk, vocab)
         for start in range(0, logits.size(0), CHUNK):
             rows = slice(start, start + CHUNK)
-            x = logits[rows].float()  # (chunk, vocab)
-            lse[rows] = torch.logsumexp(x, dim=-1)
-            nll = lse[rows] - x.gather(1, target[rows, None]).squeeze(1)  # -log p(target)
-            uniform = lse[rows] - x.mean(dim=-1)  # -mean over the vocabulary of log p
+            x = buffer[: logits[rows].size(0)].copy_(logits[rows])  # (chunk, vocab)
+            mean, at_target = x.mean(dim=-1), x.gather(1, target[rows, None]).squeeze(1)
+            top = x.amax(dim=-1, keepdim=True)  # (chunk, 1)
+            total = x.sub_(top).exp_().sum(dim=-1, keepdim=True)  # x: exp(logit - top)
+            lse = (top + total.log()).squeeze(1)  # (chunk,) log normalisers
+            nll, uniform = lse - at_target, lse - mean  # -log p(target), -mean log p
             loss += (((1 - smoothing) * nll + smoothing * uniform) * real[rows]).sum()
-        ctx.save_for_backward(logits, target, lse)
-        ctx.smoothing = smoothing
+            if grad is not None:  # softmax minus the smoothed target: eps / vocab everywhere ...
+                x.div_(total).sub_(smoothing / vocab)
+                x[torch.arange(x.size(0), device=x.device), target[rows]] -= 1.0 - smoothing
+                grad[rows] = x  # ... and 1 - eps more on the target
+        ctx.grad, ctx.real = grad, real
         return loss
 
     @staticmethod
     def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None, None]:
-        logits, target, lse = ctx.saved_tensors
-        eps, vocab = ctx.smoothing, logits.size(-1)
-        out = torch.empty_like(logits)
-        scale = ((target != PAD) * grad).float()[:, None]  # (tokens, 1)
-        for start in range(0, logits.size(0), CHUNK):
-            rows = slice(start, start + CHUNK)
-            g = (logits[rows].float() - lse[rows, None]).exp_()  # the softmax (chunk, vocab)
-            g.sub_(eps / vocab)  # minus the smoothed target: eps / vocab everywhere ...
-            at = torch.arange(g.size(0), device=g.device)
-            g[at, target[rows]] -= 1.0 - eps  # ... and 1 - eps more on the target
-            out[rows] = g.mul_(scale[rows])
+        if ctx.grad is None:
+            raise RuntimeError("the loss's gradient was used already (it is scaled in place)")
+        scale = (ctx.real * grad).to(ctx.grad.dtype)[:, None]  # (tokens, 1): 0 on padding
+        out, ctx.grad = ctx.grad.mul_(scale), None
         return out, None, None
 
 
