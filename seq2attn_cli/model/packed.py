@@ -17,6 +17,8 @@ torch's module (its C++ loop has no backward to pay for).
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 from torch.nn.utils.rnn import PackedSequence
@@ -50,10 +52,11 @@ class _PackedRecurrence(torch.autograd.Function):
                 gh = _mm(live[0], w.t(), b)  # (n, gates * hidden)
                 live, saved[start] = Cell.forward(gi[start : start + n], gh, live)
                 outputs[start] = live[0]
-            ctx.factors = Cell.factors(_packed(saved))
+            saved = tuple(torch.cat(kind) for kind in zip(*_in_order(saved), strict=True))
+            ctx.factors = Cell.factors(saved)  # each (tokens, .)
         ctx.cell, ctx.w, ctx.steps = Cell, w, steps
-        ctx.save_for_backward(torch.cat(_packed(read)))  # (tokens, hidden): the h each step read
-        return (torch.cat(_packed(outputs)), *_finish(live, done))  # (tokens, H), each (rows, H)
+        ctx.save_for_backward(torch.cat(_in_order(read)))  # (tokens, hidden): the h each read
+        return (torch.cat(_in_order(outputs)), *_finish(live, done))  # (tokens, H), (rows, H)
 
     @staticmethod
     def backward(ctx, d_out, *d_final):
@@ -78,12 +81,9 @@ class _PackedRecurrence(torch.autograd.Function):
         return (None, dgi.to(ctx.dtypes[0]), None, None, d_w, d_b, *_finish(live, done))
 
 
-def _packed(by_start: dict[int, Tensors | torch.Tensor]) -> Tensors | list[torch.Tensor]:
-    """Per-step values in packed (time-major) order; tuples become one tensor per kind."""
-    values = [by_start[start] for start in sorted(by_start)]
-    if isinstance(values[0], torch.Tensor):
-        return values
-    return tuple(torch.cat(kind) for kind in zip(*values, strict=True))
+def _in_order(by_start: dict[int, Any]) -> list[Any]:
+    """Each step's values in packed (time-major) order, whichever way the steps ran."""
+    return [by_start[start] for start in sorted(by_start)]
 
 
 def _resize(live: Tensors, n: int, init: Tensors, done: list[Tensors]) -> Tensors:

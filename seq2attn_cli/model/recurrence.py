@@ -9,9 +9,9 @@ loop is one autograd node:
 - the backward runs the steps in reverse for the gradients of states only; the local
   derivatives of all steps come first, in a few large ops (cells.py), and every weight
   gradient is one matmul over all steps after the loop.
-The encoder and the decoder without input feeding keep torch's nn.GRU/nn.LSTM over the whole
-sequence: the same kind of loop for them was no faster (AVX-512 BF16 host, in-process A/B:
-0.66-1.2x on Tatoeba-sized batches), and their packed sequences skip the padding.
+The decoder without input feeding keeps torch's nn.GRU/nn.LSTM over the whole sequence: the
+same kind of loop was no faster there (AVX-512 BF16 host, in-process A/B: 0.66-1.2x on
+Tatoeba-sized batches). The encoder's loop over packed sequences is packed.py.
 The cell math runs in fp32; only the matmul operands are in the compute dtype (bf16 under
 autocast), as autocast would have them. What each trick bought is in bench/README.md.
 """
