@@ -41,7 +41,8 @@ class Encoder(nn.Module):
         )
         # training on CPU: torch's packed RNN backward costs the square of the length (packed.py)
         train_cpu = torch.is_grad_enabled() and embedded.device.type == "cpu"
-        loop = train_cpu and isinstance(self.rnn, nn.RNNBase)  # float weights (int8.py has its own)
+        fp32 = type(self.rnn) in (nn.GRU, nn.LSTM) and self.rnn.weight_hh_l0.dtype == torch.float32
+        loop = train_cpu and fp32  # the loop computes in fp32 (and bf16 matmuls under autocast)
         packed_states, final = packed_rnn(self.rnn, packed) if loop else self.rnn(packed)
         encoder_states, _ = pad_packed_sequence(
             packed_states, batch_first=True, total_length=src.size(1)

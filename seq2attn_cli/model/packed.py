@@ -26,7 +26,7 @@ from torch.nn.utils.rnn import PackedSequence
 from .cells import CELLS, RNNState, Tensors
 from .recurrence import _back, _mm, _weight_grad, compute_dtype
 
-_WEIGHTS = ("weight_ih", "bias_ih", "weight_hh", "bias_hh")
+_PARAMETERS = ("weight_ih", "bias_ih", "weight_hh", "bias_hh")  # per layer and direction
 
 
 class _PackedRecurrence(torch.autograd.Function):
@@ -75,7 +75,7 @@ class _PackedRecurrence(torch.autograd.Function):
                 live = (live[0] + d_out[now], *live[1:])
             dgi[now], dgh[now], to_prev = Cell.backward(live, tuple(x[now] for x in f))
             live = (to_prev[0] + _back(dgh[now], w), *to_prev[1:])
-        ctx.factors = None
+        ctx.factors = ctx.w = None
         d_w = _weight_grad(dgh, h_read, w.dtype).to(ctx.dtypes[1])  # (gates * hidden, hidden)
         d_b = dgh.sum(0).to(ctx.dtypes[1])
         return (None, dgi.to(ctx.dtypes[0]), None, None, d_w, d_b, *_finish(live, done))
@@ -87,17 +87,15 @@ def _in_order(by_start: dict[int, Any]) -> list[Any]:
 
 
 def _resize(live: Tensors, n: int, init: Tensors, done: list[Tensors]) -> Tensors:
-    """The state of the first n rows: rows past n leave for `done`, rows joining start from init.
-
-    Rows are sorted by length, so only a step where sentences end (or, read backwards, begin)
-    copies anything.
-    """
+    """The state of the first n rows: rows past n leave for `done`, rows joining start from init."""
+    # rows are sorted by length: only a step where sentences end (or, read backwards, begin)
+    # copies anything
     have = live[0].size(0)
     if n < have:
         done.append(tuple(s[n:] for s in live))
         return tuple(s[:n] for s in live)
     if n > have:
-        return tuple(torch.cat([s, i[have:n]]) for s, i in zip(live, init, strict=True))
+        return tuple(torch.cat([s, i[have:n]]) for s, i in zip(live, init, strict=True))  # (n, H)
     return live
 
 
@@ -106,7 +104,7 @@ def _finish(live: Tensors, done: list[Tensors]) -> Tensors:
     if not done:
         return live
     left = zip(*done[::-1], strict=True)  # per state tensor: the parts that left, in row order
-    return tuple(torch.cat([s, *parts]) for s, parts in zip(live, left, strict=True))
+    return tuple(torch.cat([s, *parts]) for s, parts in zip(live, left, strict=True))  # (rows, H)
 
 
 def packed_rnn(rnn: nn.RNNBase, packed: PackedSequence) -> tuple[PackedSequence, RNNState]:
@@ -118,13 +116,14 @@ def packed_rnn(rnn: nn.RNNBase, packed: PackedSequence) -> tuple[PackedSequence,
             x = nn.functional.dropout(x, rnn.dropout, rnn.training)
         outputs = []
         for suffix in ("", "_reverse")[: 1 + rnn.bidirectional]:
-            w_ih, b_ih, w_hh, b_hh = (getattr(rnn, f"{k}_l{layer}{suffix}") for k in _WEIGHTS)
+            w_ih, b_ih, w_hh, b_hh = (getattr(rnn, f"{k}_l{layer}{suffix}") for k in _PARAMETERS)
             zeros = x.new_zeros(sizes[0], rnn.hidden_size, dtype=torch.float32)  # (rows, hidden)
             init = [zeros] * (1 + (cell == "lstm"))  # h, and c for an LSTM
             out, *final = _PackedRecurrence.apply(
                 cell, nn.functional.linear(x, w_ih, b_ih), sizes, bool(suffix), w_hh, b_hh, *init
             )  # fmt: skip
-            outputs.append(out), finals.append(final)
+            outputs.append(out)
+            finals.append(final)
         x = torch.cat(outputs, dim=1)  # (tokens, directions * hidden)
     # per state tensor: (layers * directions, rows, hidden), back in the caller's row order
     final = [torch.stack(kind) for kind in zip(*finals, strict=True)]
