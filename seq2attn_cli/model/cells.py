@@ -98,6 +98,11 @@ class LSTMCell:
 CELLS = {"gru": GRUCell, "lstm": LSTMCell}
 
 
+def cell_of(rnn: torch.nn.RNNBase) -> str:
+    """The CELLS name of torch's module: "lstm" for nn.LSTM, else "gru"."""
+    return "lstm" if isinstance(rnn, torch.nn.LSTM) else "gru"
+
+
 def stack_saved(saved: list[Tensors]) -> Tensors:
     """Each step's saved tensors, stacked over time: one (steps, rows, .) tensor per kind."""
     return tuple(torch.stack(kind) for kind in zip(*saved, strict=True))

@@ -20,7 +20,7 @@ from torch import nn
 
 from ..config import PAD
 from .attention import Attention
-from .cells import RNNState
+from .cells import RNNState, cell_of
 from .dropout import Dropout
 from .encoder import RNNS
 from .recurrence import fed_recurrence
@@ -119,7 +119,7 @@ class Decoder(nn.Module):
         gi = nn.functional.linear(embedded, w_ih, self.rnn.bias_ih_l0).transpose(0, 1)
         # gi: (tgt_len, batch, gates * hidden)
         steps, attentional, weights = fed_recurrence(
-            "lstm" if isinstance(self.rnn, nn.LSTM) else "gru", gi,
+            cell_of(self.rnn), gi,
             tuple(s[0] for s in rnn_state), state.feed[0], keys=encoder_states, mask=mask,
             score_keys=self.attention.score_keys(encoder_states), rnn=self.rnn,
             combine=self.combine,

@@ -41,7 +41,7 @@ class Encoder(nn.Module):
         )
         # training on CPU: torch's packed RNN backward costs the square of the length (packed.py)
         train_cpu = torch.is_grad_enabled() and embedded.device.type == "cpu"
-        fp32 = type(self.rnn) in (nn.GRU, nn.LSTM) and self.rnn.weight_hh_l0.dtype == torch.float32
+        fp32 = type(self.rnn) in RNNS.values() and self.rnn.weight_hh_l0.dtype == torch.float32
         loop = train_cpu and fp32  # the loop computes in fp32 (and bf16 matmuls under autocast)
         packed_states, final = packed_rnn(self.rnn, packed) if loop else self.rnn(packed)
         encoder_states, _ = pad_packed_sequence(

@@ -17,13 +17,14 @@ torch's module (its C++ loop has no backward to pay for).
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import torch
 from torch import nn
 from torch.nn.utils.rnn import PackedSequence
 
-from .cells import CELLS, RNNState, Tensors
+from .cells import CELLS, RNNState, Tensors, cell_of
 from .recurrence import _back, _mm, _weight_grad, compute_dtype
 
 _PARAMETERS = ("weight_ih", "bias_ih", "weight_hh", "bias_hh")  # per layer and direction
@@ -39,7 +40,7 @@ class _PackedRecurrence(torch.autograd.Function):
         Cell, dt = CELLS[cell], compute_dtype(w_hh)
         ctx.set_materialize_grads(False)
         ctx.dtypes = (gi.dtype, w_hh.dtype)
-        starts = [0, *torch.tensor(sizes).cumsum(0).tolist()[:-1]]
+        starts = list(itertools.accumulate(sizes, initial=0))[:-1]  # where each step begins
         steps = list(zip(starts, sizes, strict=True))[:: -1 if reverse else 1]  # (start, rows)
         with torch.autocast(gi.device.type, enabled=False):
             w, b = w_hh.detach().to(dt), b_hh.detach().to(dt)
@@ -109,7 +110,7 @@ def _finish(live: Tensors, done: list[Tensors]) -> Tensors:
 
 def packed_rnn(rnn: nn.RNNBase, packed: PackedSequence) -> tuple[PackedSequence, RNNState]:
     """What `rnn(packed)` returns (zero initial state), computed by _PackedRecurrence."""
-    cell, sizes = ("lstm" if isinstance(rnn, nn.LSTM) else "gru"), packed.batch_sizes.tolist()
+    cell, sizes = cell_of(rnn), packed.batch_sizes.tolist()
     x, finals = packed.data, []  # x: (tokens, features)
     for layer in range(rnn.num_layers):
         if layer:
