@@ -31,7 +31,7 @@ from .config import (
 from .data.subwords import Subwords
 from .decoding.explain.confidence import check
 from .errors import ModelError
-from .model.seq2seq import Seq2Seq, state_size
+from .model.seq2seq import Seq2Seq, state_size, unset
 
 CONFIG, PARAMETERS, SPM, RESUME, HISTORY = (
     "config.json",
@@ -167,7 +167,7 @@ def load_state(model: Seq2Seq, tensors: dict[str, torch.Tensor], path: Path) -> 
                 f"{path}: {name} has shape {tuple(tensor.shape)}, "
                 f"config.json implies {tuple(expected[name].shape)}"
             )
-        if not torch.isfinite(tensor.float()).all():
+        if not torch.isfinite(tensor).all():  # on the stored dtype: no fp32 copy
             raise ModelError(f"{path}: {name} holds NaN or infinite values")
     with torch.no_grad():  # one tensor at a time: no full fp32 copy of the parameters at once
         for name, value in stored(model.state_dict(keep_vars=True)).items():
@@ -199,7 +199,7 @@ def load_model(directory: str | Path) -> Loaded:
     # check sizes before building: a stranger's config must not make us allocate gigabytes
     if not _sizes_fit(config.model, tensors):
         raise ModelError(f"{path}: weights do not match config.json's model sizes")
-    model = Seq2Seq(config.model)
+    model = unset(config.model)
     load_state(model, tensors, path)
     ids = model.output_ids
     if ids.min() < 0 or ids.max() >= config.model.src_vocab:

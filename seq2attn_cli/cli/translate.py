@@ -162,6 +162,8 @@ def _decoded(chunk: list[bytes], name: str | None, line_no: int, bad: int) -> tu
 
 def _document_format(input: Path | None, given: str | None) -> str | None:
     """The document format --input is read in, or None to translate it line by line."""
+    if input is None and given is None:  # lines: markdown-it and the readers stay unimported
+        return None
     from ..documents import EXTENSIONS, FORMATS
 
     if given is not None:
