@@ -40,16 +40,18 @@ class _SmoothedCrossEntropy(torch.autograd.Function):
             if grad is not None:  # softmax minus the smoothed target: eps / vocab everywhere ...
                 x.div_(total).sub_(smoothing / vocab)
                 x[torch.arange(x.size(0), device=x.device), target[rows]] -= 1.0 - smoothing
-                grad[rows] = x  # ... and 1 - eps more on the target
-        ctx.grad, ctx.real = grad, real
+                x[~real[rows]] = 0.0  # ... and 1 - eps more on the target; none on padding
+                grad[rows] = x
+        ctx.grad = grad
         return loss
 
     @staticmethod
     def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None, None, None]:
         if ctx.grad is None:
             raise RuntimeError("the loss's gradient was used already (it is scaled in place)")
-        scale = (ctx.real * grad).float()[:, None]  # (tokens, 1): 0 on padding; fp32, one rounding
-        out, ctx.grad = ctx.grad.mul_(scale), None
+        # grad is the loss's, one number: scaling bf16 by a scalar computes in fp32 (one
+        # rounding) at 1.5 ms for 1,500 x 7,014, where a (tokens, 1) fp32 column took 41
+        out, ctx.grad = ctx.grad.mul_(grad), None
         return out, None, None, None
 
 
