@@ -10,6 +10,7 @@ from model_util import small, sources
 
 from seq2attn_cli.checkpoint import load_model
 from seq2attn_cli.config import BOS, EOS
+from seq2attn_cli.decoding.search import batched
 from seq2attn_cli.decoding.search.batched import batches, translate_ids
 from seq2attn_cli.decoding.search.beam import beam_search
 from seq2attn_cli.decoding.search.constraints import NO_REPEAT, ban_repeats_, max_lengths
@@ -216,3 +217,14 @@ def test_no_repeat_translations_never_repeat_a_run_of_pieces(tiny_model):
             assert not _repeated(hyp.indices, 2), hyp.indices
         for hyp in translate_ids(model, ids, beam=beam, batch_size=8):  # s2a's default
             assert not _repeated(hyp.indices, NO_REPEAT), hyp.indices
+
+
+def test_two_threads_search_two_batches_side_by_side_but_one_inside_the_ops_with_amx(monkeypatch):
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.setattr(batched, "_has_amx", lambda: False)
+        assert (batched.side_by_side(2), torch.get_num_threads()) == (2, 1)
+        monkeypatch.setattr(batched, "_has_amx", lambda: True)
+        assert (batched.side_by_side(2), torch.get_num_threads()) == (1, 2)
+    finally:
+        torch.set_num_threads(before)

@@ -97,10 +97,25 @@ def translate_ids(
 
 def side_by_side(threads: int) -> int:
     """Batches to search side by side for `threads` CPU threads (0: torch's count, the
-    cores), torch's own threads then set to one: each batch runs on one (`each_batch`)."""
+    cores), torch's own threads then set to one: each batch runs on one (`each_batch`).
+
+    Not on a CPU with AMX: there the ops are fast enough that the Python between them binds
+    two batches to one GIL, and one batch split inside the ops is faster (400 newstest2013
+    lines, int8, beam 5, 2 threads, idle: one thread 4.15 s, side by side 3.52, inside the
+    ops 2.86; whole process, 1,000 lines: side by side 11.7 s, inside the ops 9.2).
+    """
     count = threads or torch.get_num_threads()
+    if _has_amx():
+        torch.set_num_threads(count)
+        return 1
     torch.set_num_threads(1)
     return count
+
+
+def _has_amx() -> bool:
+    """True on a CPU with AMX tiles (Intel Sapphire Rapids and later)."""
+    check = getattr(torch.cpu, "_is_amx_tile_supported", None)
+    return bool(check is not None and check())
 
 
 def each_batch(
