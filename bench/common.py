@@ -96,11 +96,19 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a and b else None
 
 
+def same_host(results: dict[str, Any], peer: str) -> bool:
+    """Whether a peer was measured on the CPU s2a was: speeds compare on one host only."""
+    return results[peer].get("machine", {}).get("cpu") == results["s2a"]["machine"]["cpu"]
+
+
 def goals(results: dict[str, Any]) -> list[Row]:
     """The issue's goals as (goal, met, figures); met is None when not measured."""
     s, o = results["s2a"], results.get("opennmt-py")
     rows: list[Row] = [("vs OpenNMT-py", None, "run `make bench-peers`")]
-    if o:
+    if o and not same_host(results, "opennmt-py"):
+        host = o.get("machine", {}).get("cpu")
+        rows = [("vs OpenNMT-py", None, f"measured on {host}, not here: `make bench-peers`")]
+    elif o:
         when = f"OpenNMT-py of {o.get('machine', {}).get('date', '?')}"
         r = ratio(s["train_tok_per_s"], o["train_tok_per_s"])
         met = None if r is None else r >= 3

@@ -24,6 +24,7 @@ from common import (
     ratio,
     results_path,
     run_process,
+    same_host,
     show_goals,
     table,
     thread_env,
@@ -198,7 +199,10 @@ def side_by_side(console: Any, results: dict[str, Any]) -> None:
     for key, label in KEYS:
         values = [results[k].get(key) for k in names]
         ratios = [ratio(results["s2a"].get(key), results[p].get(key)) for p in peers]
-        ratios = ["-" if r is None else f"{r:.2f}" for r in ratios]
+        ratios = [
+            "other host" if not same_host(results, p) else "-" if r is None else f"{r:.2f}"
+            for p, r in zip(peers, ratios, strict=True)
+        ]
         rows.append([label, *values, *ratios])
     header = ["figure", *names, *(f"s2a/{p}" for p in peers)]
     s2a_batch = results["s2a"].get("batch", "?")

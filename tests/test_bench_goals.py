@@ -1,0 +1,33 @@
+"""make bench's goal lines: speeds are compared with a peer's only when measured on one host."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from common import goals  # noqa: E402
+
+
+def _results(peer_cpu: str) -> dict:
+    s2a = {"machine": {"cpu": "Intel(R) Xeon(R) Processor"}, "train_tok_per_s": 9000.0,
+           "beam5_sent_per_s": 400.0, "beam5_bleu": 50.0, "train_matmul_fraction": 0.1,
+           "one_sentence_s": 1.6, "import_torch_s": 1.2,
+           "translate_peak_rss_mb": 330.0}  # fmt: skip
+    peer = {"machine": {"cpu": peer_cpu, "date": "2026-12-05 13:00 UTC"},
+            "train_tok_per_s": 3000.0, "beam5_sent_per_s": 200.0, "beam5_bleu": 20.0}  # fmt: skip
+    return {"s2a": s2a, "opennmt-py": peer}
+
+
+def test_bench_gives_a_ratio_to_opennmt_py_measured_on_the_same_host() -> None:
+    same_host = goals(_results("Intel(R) Xeon(R) Processor"))
+    rows = {goal: (met, detail) for goal, met, detail in same_host}
+    training = (True, "3.00x (OpenNMT-py of 2026-12-05 13:00 UTC)")
+    assert rows["training tok/s >= 3x OpenNMT-py"] == training
+    assert rows["beam-5 sent/s >= 3x OpenNMT-py, BLEU no lower"][0] is False  # 2x
+
+
+def test_bench_gives_no_ratio_to_opennmt_py_measured_on_another_host() -> None:
+    rows = goals(_results("AMD EPYC"))
+    assert not any("3x OpenNMT-py" in goal for goal, _, _ in rows)
+    assert ("vs OpenNMT-py", None, "measured on AMD EPYC, not here: `make bench-peers`") in rows
