@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from flops import cpu_flags
+
 BENCH = Path(__file__).resolve().parent
 ROOT, WORK = BENCH.parent, BENCH / "work"
 S2A = str(Path(sys.executable).parent / "s2a")  # the s2a of this venv
@@ -59,13 +61,13 @@ def thread_env(threads: int, **extra: str) -> dict[str, str]:
 
 
 def machine(threads: int) -> dict[str, Any]:
-    """CPU model, cores, torch version and threads: the line every figure belongs to."""
+    """CPU model and flags, cores, torch version and threads: the line every figure belongs to."""
     import torch
 
     cpu = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text())
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    return {"cpu": cpu[1] if cpu else "?", "cores": os.cpu_count(), "torch": torch.__version__,
-            "threads": threads, "date": when}  # fmt: skip
+    return {"cpu": cpu[1] if cpu else "?", "flags": cpu_flags(), "cores": os.cpu_count(),
+            "torch": torch.__version__, "threads": threads, "date": when}  # fmt: skip
 
 
 def bleu(hyps: list[str], refs: list[str]) -> float:
@@ -97,8 +99,19 @@ def ratio(a: float | None, b: float | None) -> float | None:
 
 
 def same_host(results: dict[str, Any], peer: str) -> bool:
-    """Whether a peer was measured on the CPU s2a was: speeds compare on one host only."""
-    return results[peer].get("machine", {}).get("cpu") == results["s2a"]["machine"]["cpu"]
+    """Whether a peer was measured on s2a's kind of host (CPU name and flags).
+
+    The name alone is not enough: Intel's AVX-512 and AMX hosts both say "Intel(R) Xeon(R)
+    Processor". A peer measured before flags were recorded counts as another host.
+    """
+    mine, theirs = results["s2a"]["machine"], results[peer].get("machine", {})
+    return theirs.get("cpu") == mine["cpu"] and theirs.get("flags") == mine.get("flags")
+
+
+def host(info: dict[str, Any]) -> str:
+    """A machine line as words: CPU name and flags."""
+    flags = " ".join(info.get("flags", [])) or "flags not recorded"
+    return f"{info.get('cpu', 'an unrecorded CPU')} ({flags})"
 
 
 def goals(results: dict[str, Any]) -> list[Row]:
@@ -106,8 +119,8 @@ def goals(results: dict[str, Any]) -> list[Row]:
     s, o = results["s2a"], results.get("opennmt-py")
     rows: list[Row] = [("vs OpenNMT-py", None, "run `make bench-peers`")]
     if o and not same_host(results, "opennmt-py"):
-        host = o.get("machine", {}).get("cpu")
-        rows = [("vs OpenNMT-py", None, f"measured on {host}, not here: `make bench-peers`")]
+        there = host(o.get("machine", {}))
+        rows = [("vs OpenNMT-py", None, f"measured on {there}, not here: `make bench-peers`")]
     elif o:
         when = f"OpenNMT-py of {o.get('machine', {}).get('date', '?')}"
         r = ratio(s["train_tok_per_s"], o["train_tok_per_s"])

@@ -25,6 +25,13 @@ def matmul_flops(dtype: str, threads: int, n: int) -> float:
     return 2 * n**3 / statistics.median(times)
 
 
+def cpu_flags() -> list[str]:
+    """The CPU's AVX-512, bf16 and AMX flags: one model name covers hosts with and without AMX."""
+    flags = re.search(r"flags\s*:(.*)", Path("/proc/cpuinfo").read_text())
+    wanted = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_int8", "amx_tile")
+    return [f for f in wanted if flags and f in flags[1].split()]
+
+
 @functools.cache  # measure_training, measure_translation and main all ask
 def cpu_features() -> dict[str, Any]:
     """CPU model, its AVX-512/bf16/AMX flags, and whether bf16 is native (bf16 autocast on)."""
@@ -32,11 +39,8 @@ def cpu_features() -> dict[str, Any]:
 
     from seq2attn_cli.training.run import bf16_helps
 
-    info = Path("/proc/cpuinfo").read_text()
-    model, flags = re.search(r"model name\s*:\s*(.*)", info), re.search(r"flags\s*:(.*)", info)
-    wanted = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_int8", "amx_tile")
-    have = [f for f in wanted if flags and f in flags[1].split()]
-    return {"model": model[1] if model else "?", "flags": have,
+    model = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text())
+    return {"model": model[1] if model else "?", "flags": cpu_flags(),
             "bf16_native": bf16_helps(torch.device("cpu"))}  # fmt: skip
 
 

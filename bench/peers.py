@@ -19,6 +19,7 @@ from common import (
     WORK,
     bleu,
     default_model,
+    host,
     machine,
     med,
     ratio,
@@ -208,6 +209,9 @@ def side_by_side(console: Any, results: dict[str, Any]) -> None:
     s2a_batch = results["s2a"].get("batch", "?")
     title = f"s2a (batches: {s2a_batch}) vs peers (batches: 64 sentences)"
     console.print(table(title, header, rows))
+    for k in names:
+        info = results[k].get("machine", {})
+        console.print(f"{k}: {host(info)}, {info.get('date', 'date not recorded')}")
 
 
 def main() -> None:

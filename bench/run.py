@@ -125,27 +125,35 @@ def pieces_per_sentence(corpus: Path, spm: Path) -> tuple[float, float]:
 def worker_translate(spec: dict[str, Any]) -> dict[str, Any]:
     """In-process Translator: sentences/s over the test sources (model loading left out).
 
-    As seq2attn_cli.load gives it: `threads` batches side by side, one thread each; with
-    "inside_ops", one batch at a time over torch's `threads` threads (before 2026-12-04)."""
+    As seq2attn_cli.load gives it (search.batched.side_by_side); with "other_threads", the
+    arrangement it did not choose: batches side by side, one thread each, or one batch at a
+    time over torch's `threads` threads (the A/B behind the choice)."""
     import torch
 
     import seq2attn_cli
+    from seq2attn_cli.decoding.search.batched import side_by_side
     from seq2attn_cli.decoding.translator import Translator
 
     texts = Path(spec["source"]).read_text(encoding="utf-8").splitlines()
     int8, beam = spec["precision"] == "int8", spec["beam"]
-    if spec.get("inside_ops"):
-        torch.set_num_threads(spec["threads"])
-        tr = Translator.load(spec["model"], device=torch.device("cpu"), quantized=int8)
+    if spec.get("other_threads"):
+        chosen = side_by_side(spec["threads"])
+        other = spec["threads"] if chosen == 1 else 1
+        torch.set_num_threads(spec["threads"] // other)
+        cpu = torch.device("cpu")
+        tr = Translator.load(spec["model"], device=cpu, quantized=int8, threads=other)
+        arrangement = "batches side by side" if other > 1 else "threads inside each op"
     else:
         tr = seq2attn_cli.load(spec["model"], quantized=int8, threads=spec["threads"])
+        arrangement = "as s2a chooses"
     bf16 = spec["precision"] == "bf16"
     with torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else nullcontext():
         tr.translate(texts[:16], beam=beam)  # warm-up, at the default batch size
         start = time.perf_counter()
         out = tr.translate(texts, beam=beam)
         seconds = time.perf_counter() - start
-    return {"sent_per_s": len(texts) / seconds, "hyps": [t.text for t in out]}
+    hyps = [t.text for t in out]
+    return {"sent_per_s": len(texts) / seconds, "hyps": hyps, "arrangement": arrangement}
 
 
 def worker(kind: str, spec: dict[str, Any]) -> dict[str, Any]:
@@ -264,11 +272,11 @@ def measure_translation(args: argparse.Namespace, data: dict, model: Path, conso
             rate, rss = med([r["sent_per_s"] for r in rs]), max(r["rss_mb"] for r in rs)
             score = bleu(rs[0]["hyps"], data["refs"])
             lib[f"{precision} beam{beam}"] = {"sent_per_s": rate, "bleu": score, "rss_mb": rss}
-    spec = {**spec, "precision": "int8", "beam": 5, "inside_ops": True}  # the A/B of threads
+    spec = {**spec, "precision": "int8", "beam": 5, "other_threads": True}  # the A/B of threads
     rs = [worker("translate", spec) for _ in range(args.repeats)]
     rate, rss = med([r["sent_per_s"] for r in rs]), max(r["rss_mb"] for r in rs)
     score = bleu(rs[0]["hyps"], data["refs"])
-    lib["int8 beam5, threads inside each op"] = {"sent_per_s": rate, "bleu": score, "rss_mb": rss}
+    lib[f"int8 beam5, {rs[0]['arrangement']}"] = {"sent_per_s": rate, "bleu": score, "rss_mb": rss}
     rows = [[k, v["sent_per_s"], v["bleu"], v["rss_mb"]] for k, v in lib.items()]
     header = ["", "sent/s", "BLEU", "peak RSS MB"]
     console.print(table(f"Translation in-process (library), {n} sentences", header, rows))

@@ -8,19 +8,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from common import goals  # noqa: E402
 
+XEON, AMX = "Intel(R) Xeon(R) Processor", ["avx2", "avx512f", "avx512_bf16", "amx_bf16"]
 
-def _results(peer_cpu: str) -> dict:
-    s2a = {"machine": {"cpu": "Intel(R) Xeon(R) Processor"}, "train_tok_per_s": 9000.0,
+
+def _results(peer_machine: dict) -> dict:
+    s2a = {"machine": {"cpu": XEON, "flags": AMX}, "train_tok_per_s": 9000.0,
            "beam5_sent_per_s": 400.0, "beam5_bleu": 50.0, "train_matmul_fraction": 0.1,
            "one_sentence_s": 1.6, "import_torch_s": 1.2,
            "translate_peak_rss_mb": 330.0}  # fmt: skip
-    peer = {"machine": {"cpu": peer_cpu, "date": "2026-12-05 13:00 UTC"},
+    peer = {"machine": {**peer_machine, "date": "2026-12-05 13:00 UTC"},
             "train_tok_per_s": 3000.0, "beam5_sent_per_s": 200.0, "beam5_bleu": 20.0}  # fmt: skip
     return {"s2a": s2a, "opennmt-py": peer}
 
 
 def test_bench_gives_a_ratio_to_opennmt_py_measured_on_the_same_host() -> None:
-    same_host = goals(_results("Intel(R) Xeon(R) Processor"))
+    same_host = goals(_results({"cpu": XEON, "flags": AMX}))
     rows = {goal: (met, detail) for goal, met, detail in same_host}
     training = (True, "3.00x (OpenNMT-py of 2026-12-05 13:00 UTC)")
     assert rows["training tok/s >= 3x OpenNMT-py"] == training
@@ -28,6 +30,18 @@ def test_bench_gives_a_ratio_to_opennmt_py_measured_on_the_same_host() -> None:
 
 
 def test_bench_gives_no_ratio_to_opennmt_py_measured_on_another_host() -> None:
-    rows = goals(_results("AMD EPYC"))
+    rows = goals(_results({"cpu": "AMD EPYC", "flags": ["avx2", "avx512f", "avx512_bf16"]}))
     assert not any("3x OpenNMT-py" in goal for goal, _, _ in rows)
-    assert ("vs OpenNMT-py", None, "measured on AMD EPYC, not here: `make bench-peers`") in rows
+    where = "measured on AMD EPYC (avx2 avx512f avx512_bf16), not here: `make bench-peers`"
+    assert ("vs OpenNMT-py", None, where) in rows
+
+
+def test_a_xeon_without_amx_is_another_host_than_a_xeon_with_it() -> None:
+    rows = goals(_results({"cpu": XEON, "flags": ["avx2", "avx512f", "avx512_bf16"]}))
+    assert not any("3x OpenNMT-py" in goal for goal, _, _ in rows)
+
+
+def test_a_peer_measured_before_flags_were_recorded_is_not_compared() -> None:
+    rows = goals(_results({"cpu": XEON}))
+    where = f"measured on {XEON} (flags not recorded), not here: `make bench-peers`"
+    assert ("vs OpenNMT-py", None, where) in rows

@@ -18,6 +18,8 @@ from seq2attn_cli.decoding.search.greedy import greedy
 from seq2attn_cli.model.int8 import quantize
 from seq2attn_cli.model.seq2seq import Seq2Seq, output_log_probs
 
+_HAS_AMX = batched._has_amx  # the real check, before a test replaces it
+
 
 def encode(model, subwords, texts):
     ids = [x + [3] for x in subwords.encode(texts)]
@@ -226,5 +228,21 @@ def test_two_threads_search_two_batches_side_by_side_but_one_inside_the_ops_with
         assert (batched.side_by_side(2), torch.get_num_threads()) == (2, 1)
         monkeypatch.setattr(batched, "_has_amx", lambda: True)
         assert (batched.side_by_side(2), torch.get_num_threads()) == (1, 2)
+        monkeypatch.delattr(torch.cpu, "_is_amx_tile_supported", raising=False)
+        monkeypatch.setattr(batched, "_has_amx", _HAS_AMX)  # torch without the check: no AMX
+        assert (batched.side_by_side(2), torch.get_num_threads()) == (2, 1)
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_threads_0_means_the_cores_however_often_a_translator_is_loaded(monkeypatch):
+    before = torch.get_num_threads()
+    try:
+        monkeypatch.setattr(batched, "TORCH_THREADS", 2)  # s2a serve --compare loads two
+        monkeypatch.setattr(batched, "_has_amx", lambda: False)
+        assert [batched.side_by_side(0) for _ in range(2)] == [2, 2]
+        monkeypatch.setattr(batched, "_has_amx", lambda: True)
+        assert [batched.side_by_side(0) for _ in range(2)] == [1, 1]
+        assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)

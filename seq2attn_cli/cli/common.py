@@ -102,9 +102,7 @@ Device = Annotated[
 Threads = Annotated[int, typer.Option(min=0, help="CPU threads (0 = torch's default).")]
 SearchThreads = Annotated[
     int,
-    typer.Option(
-        "--threads", min=0, help="CPU threads, each searching its own batch (0 = one a core)."
-    ),
+    typer.Option("--threads", min=0, help="CPU threads for the search (0 = one a core)."),
 ]
 Beam = Annotated[int, typer.Option(min=1, help="Beam size (1 = greedy).")]
 BatchSize = Annotated[int, typer.Option(min=1, help="Sentences decoded together.")]
@@ -226,7 +224,7 @@ def load_translator(directory: Path, *, device: str, threads: int, quantize: boo
     """The translator on the device asked for, as `seq2attn_cli.load` gives it."""
     from .. import load
 
-    torch_device = setup_torch(device, 0)  # load() sets the threads: on a CPU, side by side
+    torch_device = setup_torch(device, 0)  # load() sets the threads (search.batched.side_by_side)
     return load(directory, device=str(torch_device), quantized=quantize, threads=threads)
 
 

@@ -25,6 +25,8 @@ from .hypothesis import Hypothesis
 # history), so wider sources decode in proportionally smaller batches: 2,000 newstest2013
 # lines peaked at 394 MB instead of 416 in the same CPU time (6,736 target pieces, beam 5)
 FULL_WIDTH = 32
+# torch's thread count before side_by_side first sets it: `--threads 0` means this many
+TORCH_THREADS = torch.get_num_threads()
 
 Done = TypeVar("Done")
 
@@ -75,7 +77,7 @@ def translate_ids(
 
     A sentence's hypothesis does not depend on the others: batches are sorted by length (for
     speed) and padded to a width that depends on the sentence alone (see `width`). On a CPU,
-    `threads` batches are searched side by side, each on one thread (see `each_batch`),
+    `threads` batches are searched side by side, each on one thread (see `side_by_side`),
     with `batch_size` sentences between them: two batches of 32 in flight peaked at 434-458
     MB where one took 377, two of 16 at 366 (1,000 newstest2013 lines, beam 5, int8).
     """
@@ -96,15 +98,16 @@ def translate_ids(
 
 
 def side_by_side(threads: int) -> int:
-    """Batches to search side by side for `threads` CPU threads (0: torch's count, the
-    cores), torch's own threads then set to one: each batch runs on one (`each_batch`).
+    """Batches to search side by side for `threads` CPU threads (0: torch's own count at
+    import, the cores), setting torch's threads to match: one each side by side, all in one.
 
     Not on a CPU with AMX: there the ops are fast enough that the Python between them binds
     two batches to one GIL, and one batch split inside the ops is faster (400 newstest2013
     lines, int8, beam 5, 2 threads, idle: one thread 4.15 s, side by side 3.52, inside the
-    ops 2.86; whole process, 1,000 lines: side by side 11.7 s, inside the ops 9.2).
+    ops 2.86; whole process, 1,000 lines: side by side 11.7 s at a42a5cf, inside the ops 9.5 s
+    at faf0597, 9.2 s at a0c5499 before searches went side by side).
     """
-    count = threads or torch.get_num_threads()
+    count = threads or TORCH_THREADS  # not torch's count now: a first call may have set it to 1
     if _has_amx():
         torch.set_num_threads(count)
         return 1
