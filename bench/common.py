@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import signal
@@ -55,6 +56,14 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (--threads)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: give 1 or more")
+    return value
+
+
 def thread_env(threads: int, **extra: str) -> dict[str, str]:
     """The environment for child processes, with the thread count pinned."""
     return {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads), **extra}
@@ -99,18 +108,17 @@ def ratio(a: float | None, b: float | None) -> float | None:
 
 
 def same_host(results: dict[str, Any], peer: str) -> bool:
-    """Whether a peer was measured on s2a's kind of host (CPU name and flags).
-
-    The name alone is not enough: Intel's AVX-512 and AMX hosts both say "Intel(R) Xeon(R)
-    Processor". A peer measured before flags were recorded counts as another host.
-    """
+    """Whether a peer was measured on s2a's kind of host: the same CPU name and flags."""
+    # The name alone is not enough: Intel's AVX-512 and AMX hosts both say "Intel(R) Xeon(R)
+    # Processor". Figures from before flags were recorded count as another host.
     mine, theirs = results["s2a"]["machine"], results[peer].get("machine", {})
-    return theirs.get("cpu") == mine["cpu"] and theirs.get("flags") == mine.get("flags")
+    flags = theirs.get("flags")
+    return theirs.get("cpu") == mine["cpu"] and flags is not None and flags == mine.get("flags")
 
 
 def host(info: dict[str, Any]) -> str:
     """A machine line as words: CPU name and flags."""
-    flags = " ".join(info.get("flags", [])) or "flags not recorded"
+    flags = " ".join(info["flags"]) if "flags" in info else "flags not recorded"
     return f"{info.get('cpu', 'an unrecorded CPU')} ({flags})"
 
 

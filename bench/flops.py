@@ -34,14 +34,12 @@ def cpu_flags() -> list[str]:
 
 @functools.cache  # measure_training, measure_translation and main all ask
 def cpu_features() -> dict[str, Any]:
-    """CPU model, its AVX-512/bf16/AMX flags, and whether bf16 is native (bf16 autocast on)."""
+    """Whether bf16 is native here (bf16 autocast on); the CPU's name and flags are machine's."""
     import torch
 
     from seq2attn_cli.training.run import bf16_helps
 
-    model = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text())
-    return {"model": model[1] if model else "?", "flags": cpu_flags(),
-            "bf16_native": bf16_helps(torch.device("cpu"))}  # fmt: skip
+    return {"bf16_native": bf16_helps(torch.device("cpu"))}
 
 
 def train_flops_per_token(model: dict[str, Any], src_mean: float, tgt_mean: float) -> float:

@@ -22,6 +22,7 @@ from common import (
     host,
     machine,
     med,
+    positive,
     ratio,
     results_path,
     run_process,
@@ -221,7 +222,7 @@ def main() -> None:
     p.add_argument("--train-steps", type=int, default=0, help="train N steps instead of minutes")
     p.add_argument("--sentences", type=int, default=2000)
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=positive, default=2)
     p.add_argument("--model", type=Path, help="s2a model whose SentencePiece the peers use")
     p.add_argument("--only", choices=sorted(INSTALL), action="append", help="one peer only")
     p.add_argument("--skip-s2a", action="store_true", help="keep the s2a figures in results")

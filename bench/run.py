@@ -25,6 +25,7 @@ from common import (
     default_model,
     machine,
     med,
+    positive,
     results_path,
     run_process,
     show_goals,
@@ -145,7 +146,7 @@ def worker_translate(spec: dict[str, Any]) -> dict[str, Any]:
         arrangement = "batches side by side" if other > 1 else "threads inside each op"
     else:
         tr = seq2attn_cli.load(spec["model"], quantized=int8, threads=spec["threads"])
-        arrangement = "as s2a chooses"
+        arrangement = None  # s2a's own choice: its rows are named by precision alone
     bf16 = spec["precision"] == "bf16"
     with torch.autocast("cpu", dtype=torch.bfloat16) if bf16 else nullcontext():
         tr.translate(texts[:16], beam=beam)  # warm-up, at the default batch size
@@ -257,6 +258,16 @@ def decoding_precision() -> str:
     return {"float32": "float"}.get(p := precision(torch.device("cpu"), quantized=True), p)
 
 
+def other_threads(spec: dict[str, Any], repeats: int, data: dict) -> dict[str, dict]:
+    """Beam search in the thread arrangement s2a did not choose here: the A/B behind it."""
+    rs = [worker("translate", {**spec, "other_threads": True}) for _ in range(repeats)]
+    rate, rss = med([r["sent_per_s"] for r in rs]), max(r["rss_mb"] for r in rs)
+    score = bleu(rs[0]["hyps"], data["refs"])
+    return {
+        f"int8 beam5, {rs[0]['arrangement']}": {"sent_per_s": rate, "bleu": score, "rss_mb": rss}
+    }
+
+
 def measure_translation(args: argparse.Namespace, data: dict, model: Path, console: Any) -> dict:
     """In-process sent/s per precision and search; the CLI's whole-process figures."""
     lib, n, t = {}, args.sentences, args.threads
@@ -272,11 +283,8 @@ def measure_translation(args: argparse.Namespace, data: dict, model: Path, conso
             rate, rss = med([r["sent_per_s"] for r in rs]), max(r["rss_mb"] for r in rs)
             score = bleu(rs[0]["hyps"], data["refs"])
             lib[f"{precision} beam{beam}"] = {"sent_per_s": rate, "bleu": score, "rss_mb": rss}
-    spec = {**spec, "precision": "int8", "beam": 5, "other_threads": True}  # the A/B of threads
-    rs = [worker("translate", spec) for _ in range(args.repeats)]
-    rate, rss = med([r["sent_per_s"] for r in rs]), max(r["rss_mb"] for r in rs)
-    score = bleu(rs[0]["hyps"], data["refs"])
-    lib[f"int8 beam5, {rs[0]['arrangement']}"] = {"sent_per_s": rate, "bleu": score, "rss_mb": rss}
+    if t > 1:  # one thread has one arrangement
+        lib.update(other_threads({**spec, "precision": "int8", "beam": 5}, args.repeats, data))
     rows = [[k, v["sent_per_s"], v["bleu"], v["rss_mb"]] for k, v in lib.items()]
     header = ["", "sent/s", "BLEU", "peak RSS MB"]
     console.print(table(f"Translation in-process (library), {n} sentences", header, rows))
@@ -315,7 +323,7 @@ def main() -> None:
     p.add_argument("--warmup", type=int, default=20, help="untimed training steps before")
     p.add_argument("--sentences", type=int, default=2000, help="test sentences to translate")
     p.add_argument("--repeats", type=int, default=3, help="runs per figure (medians)")
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=positive, default=2)
     p.add_argument("--model", type=Path, help="model directory for the translation figures")
     p.add_argument("--quick", action="store_true", help="tiny smoke-test settings")
     p.add_argument("--serve-seconds", type=float, default=20, help="load run per client count")
@@ -344,7 +352,7 @@ def main() -> None:
         sys.exit(f"{model}: not a model directory (no spm.model); pass --model DIR")
     data, info = prepare_data(args.sentences, args.quick), machine(args.threads)
     console.print(f"[bold]{info['cpu']}[/], {info['cores']} cores, torch {info['torch']}, "
-                  f"{args.threads} threads; flags {' '.join(cpu_features()['flags'])}; "
+                  f"{args.threads} threads; flags {' '.join(info['flags'])}; "
                   f"model {model}")  # fmt: skip
     path = results_path(args.quick)
     if args.serve_only:  # merge the load run into the s2a figures already measured

@@ -45,3 +45,9 @@ def test_a_peer_measured_before_flags_were_recorded_is_not_compared() -> None:
     rows = goals(_results({"cpu": XEON}))
     where = f"measured on {XEON} (flags not recorded), not here: `make bench-peers`"
     assert ("vs OpenNMT-py", None, where) in rows
+
+
+def test_figures_from_before_flags_were_recorded_are_never_compared() -> None:
+    results = _results({"cpu": XEON})
+    del results["s2a"]["machine"]["flags"]
+    assert not any("3x OpenNMT-py" in goal for goal, _, _ in goals(results))
