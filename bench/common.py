@@ -20,6 +20,9 @@ ROOT, WORK = BENCH.parent, BENCH / "work"
 S2A = str(Path(sys.executable).parent / "s2a")  # the s2a of this venv
 ONE_SENTENCE = "Je ne sais pas ce que tu veux dire."  # the one-sentence startup figure
 Row = tuple[str, bool | None, str]
+# torch's kernels held to an older instruction set (another host kind, emulated: bench/README.md)
+KERNEL_LIMITS = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS",
+                 "FBGEMM_ENABLE_INSTRUCTIONS")  # fmt: skip
 
 
 def run_process(
@@ -75,8 +78,10 @@ def machine(threads: int) -> dict[str, Any]:
 
     cpu = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text())
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    return {"cpu": cpu[1] if cpu else "?", "flags": cpu_flags(), "cores": os.cpu_count(),
-            "torch": torch.__version__, "threads": threads, "date": when}  # fmt: skip
+    limits = {name: os.environ[name] for name in KERNEL_LIMITS if os.environ.get(name)}
+    return {"cpu": cpu[1] if cpu else "?", "flags": cpu_flags(), "limits": limits,
+            "cores": os.cpu_count(), "torch": torch.__version__, "threads": threads,
+            "date": when}  # fmt: skip
 
 
 def bleu(hyps: list[str], refs: list[str]) -> float:
@@ -108,18 +113,22 @@ def ratio(a: float | None, b: float | None) -> float | None:
 
 
 def same_host(results: dict[str, Any], peer: str) -> bool:
-    """Whether a peer was measured on s2a's kind of host: the same CPU name and flags."""
+    """Whether a peer was measured on s2a's kind of host: the same CPU name, flags and kernel
+    limits."""
     # The name alone is not enough: Intel's AVX-512 and AMX hosts both say "Intel(R) Xeon(R)
     # Processor". Figures from before flags were recorded count as another host.
     mine, theirs = results["s2a"]["machine"], results[peer].get("machine", {})
-    flags = theirs.get("flags")
-    return theirs.get("cpu") == mine["cpu"] and flags is not None and flags == mine.get("flags")
+    flags, limits = theirs.get("flags"), theirs.get("limits", {})
+    same_cpu = theirs.get("cpu") == mine["cpu"] and flags is not None and flags == mine.get("flags")
+    return same_cpu and limits == mine.get("limits", {})
 
 
 def host(info: dict[str, Any]) -> str:
     """A machine line as words: CPU name and flags."""
     flags = " ".join(info["flags"]) if "flags" in info else "flags not recorded"
-    return f"{info.get('cpu', 'an unrecorded CPU')} ({flags})"
+    limits = " ".join(f"{k}={v}" for k, v in info.get("limits", {}).items())
+    held = f", kernels held by {limits}: emulated" if limits else ""
+    return f"{info.get('cpu', 'an unrecorded CPU')} ({flags}{held})"
 
 
 def goals(results: dict[str, Any]) -> list[Row]:

@@ -23,6 +23,7 @@ from common import (
     WORK,
     bleu,
     default_model,
+    host,
     machine,
     med,
     positive,
@@ -351,9 +352,8 @@ def main() -> None:
     if not (model / "spm.model").exists():
         sys.exit(f"{model}: not a model directory (no spm.model); pass --model DIR")
     data, info = prepare_data(args.sentences, args.quick), machine(args.threads)
-    console.print(f"[bold]{info['cpu']}[/], {info['cores']} cores, torch {info['torch']}, "
-                  f"{args.threads} threads; flags {' '.join(info['flags'])}; "
-                  f"model {model}")  # fmt: skip
+    console.print(f"[bold]{host(info)}[/], {info['cores']} cores, torch {info['torch']}, "
+                  f"{args.threads} threads; model {model}")  # fmt: skip
     path = results_path(args.quick)
     if args.serve_only:  # merge the load run into the s2a figures already measured
         results = json.loads(path.read_text()) if path.exists() else {}

@@ -51,3 +51,14 @@ def test_figures_from_before_flags_were_recorded_are_never_compared() -> None:
     results = _results({"cpu": XEON})
     del results["s2a"]["machine"]["flags"]
     assert not any("3x OpenNMT-py" in goal for goal, _, _ in goals(results))
+
+
+def test_a_host_whose_kernels_were_held_to_avx2_is_another_host() -> None:
+    avx2 = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+    rows = goals(_results({"cpu": XEON, "flags": AMX, "limits": avx2}))
+    assert not any("3x OpenNMT-py" in goal for goal, _, _ in rows)
+    where = (
+        f"measured on {XEON} ({' '.join(AMX)}, kernels held by ATEN_CPU_CAPABILITY=avx2 "
+        "ONEDNN_MAX_CPU_ISA=AVX2: emulated), not here: `make bench-peers`"
+    )
+    assert ("vs OpenNMT-py", None, where) in rows
