@@ -101,11 +101,13 @@ def side_by_side(threads: int) -> int:
     """Batches to search side by side for `threads` CPU threads (0: torch's own count at
     import, the cores), setting torch's threads to match: one each side by side, all in one.
 
-    Not on a CPU with AMX: there the ops are fast enough that the Python between them binds
-    two batches to one GIL, and one batch split inside the ops is faster (400 newstest2013
+    Not on a CPU with AMX: there one batch split inside the ops is faster (400 newstest2013
     lines, int8, beam 5, 2 threads, idle: one thread 4.15 s, side by side 3.52, inside the
     ops 2.86; whole process, 1,000 lines: side by side 11.7 s at a42a5cf, inside the ops 9.5 s
-    at faf0597, 9.2 s at a0c5499 before searches went side by side).
+    at faf0597, 9.2 s at a0c5499 before searches went side by side). AMX is the mark of that
+    Intel host, not the reason: with its kernels held to AVX-512 or AVX2 (bench/README.md),
+    inside the ops still won (2.96 / 4.42 s against 3.80 / 4.81), while on the AMD EPYC host
+    (AVX-512 BF16) side by side won (README, Performance). No real AVX2 host was measured.
     """
     count = threads or TORCH_THREADS  # not torch's count now: a first call may have set it to 1
     if _has_amx():
