@@ -113,8 +113,7 @@ def ratio(a: float | None, b: float | None) -> float | None:
 
 
 def same_host(results: dict[str, Any], peer: str) -> bool:
-    """Whether a peer was measured on s2a's kind of host: the same CPU name, flags and kernel
-    limits."""
+    """Whether a peer was measured on s2a's kind of host: CPU name, flags, kernel limits."""
     # The name alone is not enough: Intel's AVX-512 and AMX hosts both say "Intel(R) Xeon(R)
     # Processor". Figures from before flags were recorded count as another host.
     mine, theirs = results["s2a"]["machine"], results[peer].get("machine", {})
@@ -124,7 +123,7 @@ def same_host(results: dict[str, Any], peer: str) -> bool:
 
 
 def host(info: dict[str, Any]) -> str:
-    """A machine line as words: CPU name and flags."""
+    """A machine line as words: CPU name, flags and kernel limits."""
     flags = " ".join(info["flags"]) if "flags" in info else "flags not recorded"
     limits = " ".join(f"{k}={v}" for k, v in info.get("limits", {}).items())
     held = f", kernels held by {limits}: emulated" if limits else ""

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from common import goals  # noqa: E402
+from common import KERNEL_LIMITS, goals, machine  # noqa: E402
 
 XEON, AMX = "Intel(R) Xeon(R) Processor", ["avx2", "avx512f", "avx512_bf16", "amx_bf16"]
 
@@ -62,3 +62,16 @@ def test_a_host_whose_kernels_were_held_to_avx2_is_another_host() -> None:
         "ONEDNN_MAX_CPU_ISA=AVX2: emulated), not here: `make bench-peers`"
     )
     assert ("vs OpenNMT-py", None, where) in rows
+
+
+def test_figures_held_to_avx2_are_not_compared_with_a_peer_measured_unheld() -> None:
+    results = _results({"cpu": XEON, "flags": AMX})
+    results["s2a"]["machine"]["limits"] = {"ATEN_CPU_CAPABILITY": "avx2"}
+    assert not any("3x OpenNMT-py" in goal for goal, _, _ in goals(results))
+
+
+def test_the_machine_line_records_the_kernel_limits_it_ran_under(monkeypatch) -> None:
+    for name in KERNEL_LIMITS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
+    assert machine(1)["limits"] == {"ONEDNN_MAX_CPU_ISA": "AVX2"}

@@ -106,7 +106,7 @@ def side_by_side(threads: int) -> int:
     ops 2.86; whole process, 1,000 lines: side by side 11.7 s at a42a5cf, inside the ops 9.5 s
     at faf0597, 9.2 s at a0c5499 before searches went side by side). AMX is the mark of that
     Intel host, not the reason: with its kernels held to AVX-512 or AVX2 (bench/README.md),
-    inside the ops still won (2.96 / 4.42 s against 3.80 / 4.81), while on the AMD EPYC host
+    inside the ops still won (medians 2.96 / 4.43 s against 3.80 / 4.82), while on the AMD EPYC host
     (AVX-512 BF16) side by side won (README, Performance). No real AVX2 host was measured.
     """
     count = threads or TORCH_THREADS  # not torch's count now: a first call may have set it to 1
