@@ -117,9 +117,9 @@ def same_host(results: dict[str, Any], peer: str) -> bool:
     # The name alone is not enough: Intel's AVX-512 and AMX hosts both say "Intel(R) Xeon(R)
     # Processor". Figures from before flags were recorded count as another host.
     mine, theirs = results["s2a"]["machine"], results[peer].get("machine", {})
-    flags, limits = theirs.get("flags"), theirs.get("limits", {})
-    same_cpu = theirs.get("cpu") == mine["cpu"] and flags is not None and flags == mine.get("flags")
-    return same_cpu and limits == mine.get("limits", {})
+    if theirs.get("flags") is None:
+        return False
+    return all(theirs.get(k, {}) == mine.get(k, {}) for k in ("cpu", "flags", "limits"))
 
 
 def host(info: dict[str, Any]) -> str:
