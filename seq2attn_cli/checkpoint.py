@@ -190,8 +190,12 @@ def load_model(directory: str | Path) -> Loaded:
             f"{directory}: the embedded model is missing from this installation; "
             "train one with `s2a train CORPUS --out DIR` and load that directory"
         )
+    if not directory.exists():  # the words `s2a --model` uses (cli/common.py: model_dir)
+        raise ModelError(f"{directory}: no such directory")
     if not directory.is_dir():
-        raise ModelError(f"{directory}: not a model directory")
+        raise ModelError(f"{directory}: not a directory")
+    if not (directory / CONFIG).exists():
+        raise ModelError(f"{directory}: not a model directory (no {CONFIG})")
     config = read_config(directory / CONFIG)
     subwords = read_subwords(directory / SPM, config)
     path = directory / PARAMETERS

@@ -132,7 +132,7 @@ def test_head_links_of_a_pair_are_the_same_whatever_the_batch(tiny_model, tmp_pa
 
     model = with_head(tiny_model, tmp_path / "model")
     translator = Translator.load(model)
-    head = load_head(model, translator.config.model)
+    head = load_head(str(model), translator.config.model)  # a path as a string, as load() takes
     pairs = PAIRS * 3
     alone = [align(translator, [p], head=head)[0] for p in pairs]
     assert all(a.links and a.probabilities for a in alone)

@@ -21,8 +21,10 @@ from seq2attn_cli.decoding.explain.confidence import (
     can_drop,
     coverage,
     dropped,
+    missing_symbols,
     signals,
 )
+from seq2attn_cli.decoding.explain.wordlists import SYMBOL_WORDS
 from seq2attn_cli.decoding.search.hypothesis import Hypothesis
 from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.errors import ModelError
@@ -161,6 +163,31 @@ def test_words_the_search_never_attended_are_the_translation_s_dropped(shipped, 
     t = shipped.translate("Je m'appelle Pierre.")
     assert t.dropped == ["m'appelle", "Pierre"]  # ".": not a word
     assert t.as_dict()["dropped"] == t.dropped
+
+
+def test_a_symbol_is_missing_only_when_neither_it_nor_its_word_is_written() -> None:
+    words = SYMBOL_WORDS["en"]
+    src = ["▁Tom", "▁", "&", "▁Jerry", "▁:", "▁12", ",", "50", "▁", "€", "▁", "%", "</s>"]
+    assert missing_symbols(src, "Tom and Jerry: 12.50 euros, 3%", words) == []
+    assert missing_symbols(src, "Tom & Jerry: €12.50 per cent", words) == []
+    assert missing_symbols(src, "Tom is getting Jerry: 12,50", words) == ["&", "€", "%"]
+    assert missing_symbols(src, "Tom band Jerry: 12,50 € %", words) == ["&"]  # a word, not a part
+    assert missing_symbols(["▁₹", "5", "</s>"], "5 rupees", words) == ["₹"]  # only as itself
+
+
+def test_a_currency_sign_the_translation_left_out_is_dropped_and_warned(shipped, monkeypatch):
+    def search(model, src_ids, **_):  # writes "I paid 12,50 yesterday." looking at each piece
+        (ids,) = src_ids
+        written = shipped.subwords.encode(["I paid 12,50 yesterday."])[0]
+        indices = [shipped.output_index[i] for i in written]
+        even = [1.0 / (len(ids) + 1)] * (len(ids) + 1)  # (src_len + 1,): the pieces and </s>
+        return [Hypothesis(indices=indices, score=-0.5, weights=[even] * (len(indices) + 1))]
+
+    monkeypatch.setattr("seq2attn_cli.decoding.translator.translate_ids", search)
+    assert "€" in shipped.translate("J'ai payé 12,50 € hier.").dropped
+    result = runner.invoke(app, ["translate", "--threads", "1", "J'ai payé 12,50 € hier."])
+    assert result.exit_code == 0 and result.stdout == "I paid 12,50 yesterday.\n"
+    assert 'input line 1: the translation left out "€"' in result.stderr
 
 
 def test_jsonl_carries_the_confidence_and_the_dropped_words(tiny_model) -> None:

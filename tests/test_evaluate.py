@@ -78,12 +78,16 @@ def test_evaluate_checks_outputs_and_every_model_before_translating(tiny_model, 
         (["--compare", str(tmp_path / "empty")], "--compare", "not a model directory"),
         (["--compare", str(tmp_path / "gone")], "--compare", "no such directory"),
         (["--output", str(tmp_path / "no" / "h.txt")], "--output", "no such directory"),
+        (["--output", str(test / "h.txt")], "--output", f"{test} is not a directory"),
+        # the references are not overwritten by the hypotheses
+        (["--output", str(tmp_path / "." / "test.tsv")], "--output", "which this command reads"),
     ]
     for extra, option, says in cases:
         result = runner.invoke(app, ["evaluate", str(test), "--model", str(tiny_model), *extra])
         assert result.exit_code == 2 and result.stdout == ""
         assert option in result.stderr and says in result.stderr
         assert "translating" not in result.stderr  # nothing was translated first
+    assert test.read_text() == write_tsv(tmp_path / "again.tsv", toy_pairs(10, seed=3)).read_text()
 
 
 def test_model_errors_say_where_the_directory_came_from(tmp_path):

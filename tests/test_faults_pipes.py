@@ -100,6 +100,31 @@ def test_inspect_into_a_closed_pipe_ends_quietly_with_exit_0(tiny_model):
     assert b"Traceback" not in proc.stderr and b"BrokenPipe" not in proc.stderr, proc.stderr
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["translate", "je mange pain"],
+        ["inspect", "je mange pain"],
+        ["evaluate", "TEST"],
+        ["--help"],
+    ],
+)
+def test_a_full_disk_under_stdout_is_one_line_naming_it(tiny_model, tmp_path, args):
+    test = tmp_path / "test.tsv"
+    test.write_text("je mange pain\tI eat bread\n", encoding="utf-8")
+    args = [str(test) if a == "TEST" else a for a in args]
+    model = ["--model", str(tiny_model)] if args[0] != "--help" else []
+    with open("/dev/full", "w") as full:  # every write fails: ENOSPC
+        proc = subprocess.run(
+            [sys.executable, "-m", "seq2attn_cli", *args, *model],
+            stdout=full, stderr=subprocess.PIPE, timeout=120, env=ENV,
+        )  # fmt: skip
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and "Traceback" not in err and "Exception ignored" not in err, err
+    assert err.splitlines()[-1] == "s2a: error: standard output: No space left on device", err
+
+
 def test_ctrl_c_ends_cleanly_at_any_moment(tiny_model, tmp_path):
     big = tmp_path / "big.txt"
     big.write_bytes(b"je mange pain\nil voit chat\n" * 20_000)

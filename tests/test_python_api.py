@@ -11,6 +11,7 @@ import pytest
 
 import seq2attn_cli as s2a
 from seq2attn_cli.checkpoint import EMBEDDED
+from seq2attn_cli.errors import ModelError
 
 LINES = ["il voit grand chat rouge", "je mange pain", "elle aime eau"]
 
@@ -74,3 +75,12 @@ def test_load_without_a_path_loads_the_embedded_model() -> None:
     written = json.loads((EMBEDDED / "config.json").read_text(encoding="utf-8"))
     assert tr.config.raw == written and tr.config.model == tr.model.config
     assert tr.max_chars == written["training"]["max_chars"] == tr.config.training.max_chars
+
+
+def test_load_names_what_is_wrong_with_a_path_in_the_cli_s_words(tmp_path) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "file").write_text("")
+    cases = {"gone": "no such directory", "file": "not a directory", "empty": "not a model"}
+    for name, says in cases.items():
+        with pytest.raises(ModelError, match=f"{name}: {says}"):
+            s2a.load(str(tmp_path / name))

@@ -115,12 +115,12 @@ def save_head(path: Path, head: AlignHead, provenance: dict[str, str]) -> None:
     write_atomic(path, save(tensors, metadata=metadata))
 
 
-def load_head(directory: Path, config: ModelConfig) -> AlignHead | None:
+def load_head(directory: str | Path, config: ModelConfig) -> AlignHead | None:
     """The model directory's head, checked against the model; None when it has none. A file
     that is not a head for this model: ModelError naming it."""
     from safetensors import SafetensorError, safe_open
 
-    path = directory / HEAD
+    path = Path(directory) / HEAD
     if not path.exists():
         return None
     try:

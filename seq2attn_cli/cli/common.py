@@ -46,11 +46,18 @@ class Group(TyperGroup):
         """Run a command; turn Click's usage box (several lines, in colour) into one line."""
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
+        if not isinstance(sys.stdout, NamedStdout):
+            sys.stdout = NamedStdout(sys.stdout)
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except typer.Abort:
             sys.stderr.write("s2a: aborted\n")
             sys.exit(1)
+        except OSError as error:  # `s2a --help > /dev/full`: outside every command's `handled`
+            if error.filename != STDOUT:
+                raise
+            sys.stderr.write(f"s2a: error: {STDOUT}: {error.strerror}\n")
+            sys.exit(2)
         except Exception as error:
             # Click's usage errors; newer Typers carry their own copy of Click, so by shape
             if not callable(getattr(error, "format_message", None)):
@@ -199,11 +206,58 @@ def handled(debug: bool):
     except (OSError, RuntimeError, MemoryError) as error:
         if debug:
             raise
-        fail(f"{type(error).__name__}: {error}")
+        named = error.filename == STDOUT if isinstance(error, OSError) else False
+        fail(f"{STDOUT}: {error.strerror}" if named else f"{type(error).__name__}: {error}")
     except Exception as error:  # unforeseen input (or a bug): still one line, not a traceback
         if debug:
             raise
         fail(f"unexpected {type(error).__name__}: {error} (--debug shows the traceback)")
+
+
+STDOUT = "standard output"  # the name a failed write to stdout gives (`> /dev/full`)
+
+
+class NamedStdout:
+    """sys.stdout whose failed writes name it: Python's OSError from a write names no file."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        """Write `text`; a full disk or a closed file is an OSError naming standard output."""
+        with named_failures():
+            return self.stream.write(text)
+
+    def flush(self) -> None:
+        """Flush, naming standard output if it fails."""
+        with named_failures():
+            self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+@contextmanager
+def named_failures():
+    """Raise a failed write to stdout as an OSError whose filename says so."""
+    try:
+        yield
+    except BrokenPipeError:  # the reader went away: `handled` ends quietly, as cat does
+        raise
+    except OSError as error:
+        devnull = os.open(os.devnull, os.O_WRONLY)  # Python's own flush at exit stays quiet
+        with suppress(OSError, ValueError):
+            os.dup2(devnull, sys.__stdout__.fileno())
+        raise OSError(error.errno, error.strerror, STDOUT) from None
+
+
+@contextmanager
+def writing(path: Path, option: str):
+    """Write to `path` (checked by check_output before the work); a failure names the file."""
+    try:
+        yield
+    except OSError as error:
+        fail(f"{option} {path}: {error.strerror or error}")
 
 
 def glossary_terms(path: Path | None) -> dict[str, str] | None:
@@ -276,12 +330,18 @@ def model_dir(given: Path | None, *, option: str = "--model") -> Path:
     return path
 
 
-def check_output(path: Path, option: str) -> None:
-    """Fail now, before any work, when `path` cannot be written."""
+def check_output(path: Path, option: str, *, reads: tuple[Path, ...] = ()) -> None:
+    """Fail now, before any work, when `path` cannot be written or is a file the command reads."""
     import tempfile
 
+    for read in reads:
+        with suppress(OSError):
+            if path.exists() and path.samefile(read):
+                fail(f"{option} {path}: is {read}, which this command reads; write elsewhere")
     if path.is_dir():
         fail(f"{option} {path}: is a directory")
+    if path.parent.exists() and not path.parent.is_dir():
+        fail(f"{option} {path}: {path.parent} is not a directory")
     if not path.parent.is_dir():
         fail(f"{option} {path}: no such directory {path.parent}")
     try:  # the one sure test (permissions, read-only file systems): write a file there

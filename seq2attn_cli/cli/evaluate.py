@@ -26,6 +26,7 @@ from .common import (
     load_translator,
     model_dir,
     use_color,
+    writing,
 )
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def evaluate(
     if format not in ("text", "json"):
         fail(f"--format must be text or json (one JSON object), not {format!r}")
     if output:
-        check_output(output, "--output")
+        check_output(output, "--output", reads=(test,))
     with handled(debug):
         from ..evaluation import column_problem, report
         from ..evaluation import evaluate as run
@@ -93,7 +94,8 @@ def evaluate(
             scores = run(translator, pairs, name=name, model=str(directory), beam=beam, **batch)
             results.append(scores)
         if output:
-            output.write_text("".join(h + "\n" for h in results[0].hypotheses), encoding="utf-8")
+            with writing(output, "--output"):
+                output.write_text("".join(h + "\n" for h in results[0].hypotheses), "utf-8")
         if format == "json":
             columns = {"src_col": src_col, "tgt_col": tgt_col}
             run_info = {"sentences": len(pairs), "skipped": skipped, "beam": beam, **batch}

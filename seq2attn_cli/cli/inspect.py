@@ -29,6 +29,7 @@ from .common import (
     model_dir,
     setup_torch,
     use_color,
+    writing,
 )
 
 
@@ -89,7 +90,8 @@ def inspect(
 
             width = max(console.width, 100)
             title = f"s2a inspect: {text}" if text else "s2a inspect"
-            save_picture(view(color=True, width=width), save, width=width, title=title)
+            with writing(save, "--save"):
+                save_picture(view(color=True, width=width), save, width=width, title=title)
             err.print(escape(f"saved {save}"))
 
 

@@ -280,6 +280,14 @@ def _warn(t: Any, place: str, unknown: list[str]) -> None:
             f"{escape(runs)}; {done}",
             soft_wrap=True,
         )
+    from ..decoding.explain.confidence import is_symbol
+
+    if symbols := [w for w in t.dropped if is_symbol(w)]:  # certain, unlike a word's attention
+        runs = ", ".join(f'"{s}"' for s in symbols)
+        err.print(
+            f"[yellow]warning:[/] {escape(place)}: the translation left out {escape(runs)}",
+            soft_wrap=True,
+        )
 
 
 def _input(prompt: str) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING
 from ...config import ConfidenceConfig
 from ..translation import Translation
 from .alignment import WORD_START, Words, group_pieces, is_special
-from .wordlists import GRAMMAR, PHRASES, UNFLAGGED
+from .wordlists import GRAMMAR, PHRASES, SYMBOL_WORDS, UNFLAGGED
 
 if TYPE_CHECKING:
     from ..rules.pipeline import Setting
@@ -101,6 +103,26 @@ class Unflagged:
             phrases=PHRASES.get(language, ()),
             grammar=GRAMMAR.get(language, ()),
         )
+
+
+def is_symbol(text: str) -> bool:
+    """Whether `text` is a symbol that carries meaning: a currency sign, "&" or "%"."""
+    return len(text) == 1 and (text in "&%" or unicodedata.category(text) == "Sc")
+
+
+def missing_symbols(
+    src_pieces: list[str], text: str, words: Mapping[str, tuple[str, ...]]
+) -> list[str]:
+    """The source's symbols (is_symbol) that `text` has neither as themselves nor as a word."""
+    source = "".join(p for p in src_pieces if not is_special(p))
+    missing = []
+    for symbol in dict.fromkeys(c for c in source if is_symbol(c)):
+        said = (
+            re.search(rf"\b{re.escape(w)}\b", text, re.IGNORECASE) for w in words.get(symbol, ())
+        )
+        if symbol not in text and not any(said):
+            missing.append(symbol)
+    return missing
 
 
 def dropped(
@@ -230,13 +252,19 @@ class Judge:
 
     config: ConfidenceConfig  # how signals make a confidence (config.json's "confidence")
     unflagged: Unflagged  # what is never named dropped
+    symbol_words: Mapping[str, tuple[str, ...]]  # the target's words for a symbol (wordlists.py)
     name: str = "confidence"
     did: str = "judged its confidence"
 
     @classmethod
     def of(cls, setting: Setting) -> Judge:
         """The judge of a model (rules.pipeline.Setting): its fit, its source's word lists."""
-        return cls(config=setting.confidence, unflagged=Unflagged.of(setting.languages[0] or ""))
+        source, target = setting.languages
+        return cls(
+            config=setting.confidence,
+            unflagged=Unflagged.of(source or ""),
+            symbol_words=SYMBOL_WORDS.get(target or "", {}),
+        )
 
     def read(self, text: str) -> tuple[str, None]:
         """The line as it is."""
@@ -250,4 +278,5 @@ class Judge:
         missed = []
         if t.has_attention:
             missed = dropped(t.src_tokens, t.weights, self.config.threshold, self.unflagged)
+        missed += missing_symbols(t.src_tokens, t.text, self.symbol_words)
         return dataclasses.replace(t, confidence=confidence(values, self.config), dropped=missed)

@@ -31,3 +31,18 @@ PHRASES = {
 # Constructions that are grammar, not words to translate, whose words are never named as
 # dropped ("en train de boire" -> "drinking"); a word ending in ' stands for any elided one
 GRAMMAR = {"fr": (("en", "train", "de"), ("en", "train", "d'"))}
+# Symbols that carry meaning, by target language: each with the words a translation may write
+# for it instead ("&" -> "and", "12 €" -> "12 euros"). Punctuation to the attention check
+# (confidence.is_word), so a translation without them ("J'ai payé 12,50 € hier." -> "I paid
+# 12,50 yesterday.") is caught by what its text holds (confidence.missing_symbols). Every other
+# currency sign (Unicode category Sc) must come out as itself.
+SYMBOL_WORDS = {
+    "en": {
+        "&": ("and",),
+        "%": ("percent", "per cent"),
+        "€": ("euro", "euros", "EUR"),
+        "$": ("dollar", "dollars", "USD", "CAD"),
+        "£": ("pound", "pounds", "GBP"),
+        "¥": ("yen", "JPY"),
+    }
+}
