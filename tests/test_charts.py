@@ -67,3 +67,11 @@ def test_line_chart_handles_no_values_and_a_single_value() -> None:
     assert render(line_chart([])) == ["no data"]
     lines = render(line_chart([1.0], color=False))
     assert "\n".join(lines).count("*") == 1
+
+
+def test_a_count_of_one_is_singular_and_others_plural() -> None:
+    from seq2attn_cli.views.charts import counted
+
+    assert [counted(n, "line") for n in (0, 1, 2, 3000)] == [
+        "0 lines", "1 line", "2 lines", "3,000 lines"
+    ]  # fmt: skip

@@ -70,6 +70,7 @@ def evaluate(
     with handled(debug):
         from ..evaluation import column_problem, report
         from ..evaluation import evaluate as run
+        from ..views.charts import counted
         from ..views.renderables import evaluation_view
 
         directories = [model_dir(model)] + [model_dir(c, option="--compare") for c in compare or []]
@@ -89,7 +90,9 @@ def evaluate(
             directories, _names(directories), translators, strict=True
         ):
             err.print(
-                escape(f"translating {len(pairs):,} sentences with {directory} (beam {beam})")
+                escape(
+                    f"translating {counted(len(pairs), 'sentence')} with {directory} (beam {beam})"
+                )
             )
             scores = run(translator, pairs, name=name, model=str(directory), beam=beam, **batch)
             results.append(scores)

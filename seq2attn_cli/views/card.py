@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..data import languages
-from .charts import line_chart
+from .charts import counted, line_chart
 
 
 def _kv(title: str, rows: list[tuple[str, str]]) -> Table:
@@ -53,12 +53,12 @@ def _architecture(m: dict[str, Any], decoding: dict[str, str] | None) -> Table:
         [
             (
                 "encoder",
-                f"bidirectional {m['cell'].upper()}, {m['layers']} layer(s), "
+                f"bidirectional {m['cell'].upper()}, {counted(m['layers'], 'layer')}, "
                 f"{m['hidden'] // 2} per direction -> states of {m['hidden']}",
             ),
             (
                 "decoder",
-                f"{m['cell'].upper()}, {m['layers']} layer(s), state {m['hidden']}"
+                f"{m['cell'].upper()}, {counted(m['layers'], 'layer')}, state {m['hidden']}"
                 + (", input feeding" if m.get("input_feed") else ""),
             ),
             (
@@ -124,7 +124,7 @@ def _data_rows(card: dict[str, Any]) -> list[tuple[str, str]]:
 def _valid_set(valid: dict[str, Any]) -> str:
     """A validation set on the card: its name, its pairs and the lines its file skipped."""
     skipped = sum(valid.get("skipped", {}).values())  # none recorded by an older s2a
-    lines = f", {skipped:,} lines skipped" if skipped else ""
+    lines = f", {counted(skipped, 'line')} skipped" if skipped else ""
     return f"{valid['name']} ({valid['pairs']:,}{lines})"
 
 
@@ -136,7 +136,7 @@ def _corpora(corpus: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append((
             "/".join(Path(c["corpus"]).parts[-2:]),
             f"weight {c['weight']:g}: {c['pairs_read']:,} pairs read, "
-            f"{sum(skipped.values()):,} lines skipped, {c['held_out']:,} held out, "
+            f"{counted(sum(skipped.values()), 'line')} skipped, {c['held_out']:,} held out, "
             f"{c['dropped_overlapping_valid']:,} sharing a sentence with validation, "
             f"{c['dropped_too_many_pieces']:,} too long, {c['noisy_copies']:,} noisy copies "
             f"-> {c['train_examples']:,} examples, {c['per_epoch']:,} per epoch",

@@ -14,6 +14,11 @@ SERIES_COLORS = ["cyan", "magenta", "green", "yellow", "blue", "red"]
 MAX_LABEL = 16  # longer labels are cut: a word this long is rare and a wider column wastes room
 
 
+def counted(n: int, noun: str) -> str:
+    """A count and its noun, plural unless one: "1 line", "2 layers", "3,000 sentences"."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def fit(word: str, size: int, *, center: bool = False) -> str:
     """Pad or cut a word to exactly `size` cells, marking a cut with an ellipsis."""
     if cell_len(word) > size:
