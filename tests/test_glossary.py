@@ -64,6 +64,24 @@ def test_a_stand_in_written_twice_is_not_left_in_the_text(shipped, model_writes)
     assert t.text.count("apple") == 1 and "Kappa" not in t.text and "  " not in t.text
 
 
+def test_a_term_that_starts_the_translation_starts_with_a_capital_as_the_line_does(
+    shipped, model_writes
+):
+    model_writes("Kappa sleeps.")  # the model dropped the article before the stand-in
+    assert shipped.translate("La pomme dort.", glossary=TERMS).text == "Apple sleeps."
+    assert shipped.translate("la pomme dort.", glossary=TERMS).text == "apple sleeps."
+    said = {"téléphone": "iPhone", "banque": "ECB"}  # the user's capitals are kept as given
+    assert shipped.translate("Le téléphone dort.", glossary=said).text == "iPhone sleeps."
+    assert shipped.translate("la banque dort.", glossary=said).text == "ECB sleeps."
+    model_writes("I eat the Kappa.")
+    assert shipped.translate("Je mange la pomme.", glossary=TERMS).text == "I eat the apple."
+
+
+def test_a_term_first_in_the_shipped_model_s_translation_is_capitalized(shipped):
+    assert shipped.translate("Le chat dort.", glossary={"chat": "kitty"}).text == "Kitty sleeps."
+    assert shipped.translate("Le chat.", glossary={"chat": "cat"}).text == "Cat."
+
+
 def test_no_glossary_changes_nothing(shipped, model_writes):
     model_writes("The Kappa is here.")
     for glossary in (None, {}):
@@ -142,6 +160,13 @@ def test_serve_takes_a_glossary_field(tiny_model):
         for bad, says in (({"chat": ""}, "empty term"), (["chat"], "must be an object")):
             refused = client.post("/translate", json={**asked, "glossary": bad})
             assert refused.status_code == 400 and says in refused.json()["error"]
+
+
+def test_serve_capitalizes_a_term_that_starts_the_translation(shipped):
+    with client_for(shipped) as client:
+        asked = {"q": "Le chat dort.", "source": "fr", "glossary": {"chat": "kitty"}}
+        answer = client.post("/translate", json=asked)
+        assert answer.status_code == 200 and answer.json()["translatedText"] == "Kitty sleeps."
 
 
 def test_serve_translates_a_file_with_a_glossary_field(tiny_model):

@@ -82,14 +82,38 @@ def test_a_url_the_model_lost_follows_the_word_attending_to_it_and_aligns_with_i
     )
 
 
-def test_urls_and_addresses_with_the_shipped_model(shipped):
+def test_a_url_is_written_once_even_when_the_model_writes_its_stand_in_twice(shipped, model_writes):
+    model_writes("Write to URL or go on URL URL's for more information.")
+    t = shipped.translate(f"Écrivez à {MAIL} ou allez sur service-public.fr pour plus d'infos.")
+    # attention spread evenly: each URL takes the first stand-in left, the extra one goes
+    assert t.text == f"Write to {MAIL} or go on service-public.fr for more information."
+    _, target_words, _ = t.word_attention
+    assert len(target_words) - 1 == len(t.text.split())  # the tokens' words are the text's
+    model_writes("See URL for URL.")
+    assert shipped.translate(f"Voir {URL}.").text == f"See {URL} for."  # its full stop kept
+
+
+def test_a_garbled_stand_in_is_written_as_the_url_not_beside_it(shipped, model_writes):
+    model_writes("Seen (RLL).")  # pieces of the word URL, attending to it
+    t = shipped.translate("Voir (https://ex.com/a?b=1).")
+    assert t.text == "Seen (https://ex.com/a?b=1)."
+    model_writes("See URLs.")
+    assert shipped.translate(f"Voir {URL}.").text == f"See {URL}."
+
+
+def test_urls_and_addresses_with_the_shipped_model_come_out_once_each(shipped):
     lines = [
         f"Écrivez à {MAIL} si vous avez des questions.",
         "Le formulaire est disponible sur https://impots.gouv.fr/formulaires.",
+        # the model writes its stand-in once too often ("URL's"), and garbles one ("RLL")
+        f"Écrivez à {MAIL} ou allez sur service-public.fr pour plus d'informations.",
+        "Voir (https://ex.com/a?b=1).",
     ]
     assert [t.text for t in shipped.translate(lines)] == [
         f"Write to {MAIL} if you have questions.",
         "The form is available on https://impots.gouv.fr/formulaires.",
+        f"Write to {MAIL} or go on service-public.fr and the more information.",
+        "Seen (https://ex.com/a?b=1).",
     ]
     page = f"<p>Écrivez à <b>{MAIL}</b> si vous avez des questions.</p>"
     assert shipped.translate_document(page, format="html") == (

@@ -6,7 +6,10 @@ it as it copies a name, and s2a writes the glossary's English where the model wr
 order; a translation that lost the word gets the term after the target word attending most to
 it. Terms match whole words, case-insensitively, the longest first ("Banque centrale
 européenne" before "banque"); inflection is left alone (a term "pomme" leaves "pommes" to the
-model). An "a"/"an" the model wrote before the stand-in is set by the English written back.
+model). An "a"/"an" the model wrote before the stand-in is set by the English written back, and
+an English that starts the translation of a line starting with a capital is given one (the
+model drops the article before the stand-in: "Le chat dort." -> "Kappa sleeps." -> "Kitty
+sleeps."), unless the user wrote a capital in it ("iPhone").
 What the model reads in a term's place (the embedded model, beam 5): on 40 news sentences with
 one noun replaced, Zorg was copied once in 35, Kappa in 32, URL in 31, X in 25; on the 200 of
 bench/glossary.py, every term was written either way, and BLEU fell least with Kappa (20.55 ->
@@ -83,6 +86,15 @@ def read_glossary(path: str | Path) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
+class Terms:
+    """A line as the rule read it: its terms as stand-ins, and whether it starts with a
+    capital (the stand-in may hide its first letter: "Chat noir")."""
+
+    stand_ins: StandIns
+    capital: bool
+
+
+@dataclass(frozen=True)
 class Glossary:
     """The rule: each glossary term read as the word Kappa, written back as its English."""
 
@@ -102,28 +114,29 @@ class Glossary:
         pattern = re.compile(rf"(?<!\w)(?:{'|'.join(spaced)})(?!\w)", re.IGNORECASE)
         return cls(terms=terms, pattern=pattern)
 
-    def read(self, text: str) -> tuple[str, StandIns]:
+    def read(self, text: str) -> tuple[str, Terms]:
         """`text` with each term the word Kappa, and the English each stands for."""
         spans = [
             (m.start(), m.end(), self.terms[" ".join(m.group().lower().split())])
             for m in self.pattern.finditer(text)
         ]
         stand_ins = stand_in(text, spans, STAND_IN)
-        return stand_ins.text, stand_ins
+        capital = next((c for c in text if c.isalpha()), "").isupper()
+        return stand_ins.text, Terms(stand_ins, capital)
 
-    def write(self, t: Translation, memo: StandIns) -> Translation:
+    def write(self, t: Translation, memo: Terms) -> Translation:
         """`t` with each term's English where the model wrote Kappa (urls.with_urls), an
-        article before it set by that English."""
-        if not memo.kept:
+        article before it set by that English, and a capital if it starts the sentence."""
+        stand_ins = memo.stand_ins
+        if not stand_ins.kept:
             return t
-        if len(memo.pattern.findall(t.text)) == len(memo.kept):
-            t = dataclasses.replace(t, text=_articles_set(t.text, memo))
-        t = with_urls(t, memo)
-        if None in memo.kept or not LEFT_OVER.search(t.text):
-            return t
-        # a stand-in written twice, or inside a word: the terms went after the words attending
-        # to them
-        return dataclasses.replace(t, text=LEFT_OVER.sub("", t.text).strip())
+        if len(stand_ins.pattern.findall(t.text)) == len(stand_ins.kept):
+            t = dataclasses.replace(t, text=_articles_set(t.text, stand_ins))
+        t = with_urls(t, stand_ins)
+        if None not in stand_ins.kept and LEFT_OVER.search(t.text):
+            # a stand-in inside a word ("Kappas") that the terms were not written in
+            t = dataclasses.replace(t, text=LEFT_OVER.sub("", t.text).strip())
+        return _capitalized(t, stand_ins) if memo.capital else t
 
 
 def _articles_set(text: str, stand_ins: StandIns) -> str:
@@ -138,3 +151,14 @@ def _articles_set(text: str, stand_ins: StandIns) -> str:
         return f"{article[0]}{'n' if an else ''} {STAND_IN}"
 
     return ARTICLE.sub(agreed, text)
+
+
+def _capitalized(t: Translation, stand_ins: StandIns) -> Translation:
+    """`t` with the English of a term that starts it capitalized, as the line starts: the
+    model drops the article before the stand-in ("Le chat dort." -> "Kappa sleeps."). A term
+    the user wrote with a capital is written as given ("iPhone")."""
+    for english in filter(None, stand_ins.kept):
+        if english.islower() and (m := re.match(rf"\W*(?={re.escape(english)}(?!\w))", t.text)):
+            at = m.end()
+            return dataclasses.replace(t, text=t.text[:at] + t.text[at].upper() + t.text[at + 1 :])
+    return t

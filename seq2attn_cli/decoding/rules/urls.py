@@ -10,14 +10,17 @@ model, beam 5): the word URL was copied once for each in 26, X in 22; Wikipédia
 mangled ("Wikipeddia"); nothing at all (as documents leave out inline code, put back after the
 target word aligned to the source word before it; 15 sentences) placed 8 well and lost the
 words around it ("Take <url> the detail for details."). A translation that lost the word gets
-the URL after the target word that attends most to it.
+the URL after the target word that attends most to it; one that wrote it more often than there
+are URLs ("Write to URL or go on URL's URL") gives each URL the one attending most to it and
+leaves the others out, and a word the model garbled it into ("Seen (RLL)."), two or more of
+the pieces that spell it in the source and attending most to it, is taken for it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,6 +46,8 @@ FOUND = re.compile(
 TRAILING = ".,;:!?'\"*~"
 OPENING = {")": "(", "]": "[", "}": "{"}
 PUNCTUATION = re.compile(r"^(.*?\w)(\W*)$", re.S)  # a word and the marks after it
+ENDING = ".,;:!?"  # the marks that end a clause or a sentence
+LETTERS = re.compile(r"\w(?:[\w']*\w)?")  # a word without the marks around it: "(RLL)."
 
 
 @dataclass(frozen=True)
@@ -122,9 +127,12 @@ def with_urls(t: Translation, stand_ins: StandIns) -> Translation:
     """
     if not stand_ins.kept:
         return t
-    text = put_back(t.text, stand_ins)
-    if text is None:  # the model lost the word (4 of 30 sentences) or wrote it twice
-        t = _found_again(t, stand_ins)
+    words, source = t.text.split(), stand_ins.text.split()
+    attention = _lined_up(t, words, source)
+    garbled = _garbled(t, stand_ins, attention)
+    text = None if garbled else put_back(t.text, stand_ins)
+    if text is None:  # the model lost the word (4 of 30 sentences), wrote it twice or garbled
+        t = _found_again(t, stand_ins, garbled, attention)
         text = t.text
     others = [a for a in (put_back(a, stand_ins) for a in t.alternatives) if a is not None]
     return dataclasses.replace(
@@ -144,35 +152,77 @@ def put_back(text: str, stand_ins: StandIns) -> str | None:
     return stand_ins.pattern.sub(lambda m: next(kept) or m.group(), text)
 
 
-def _found_again(t: Translation, stand_ins: StandIns) -> Translation:
-    """`t`, which lost a word URL, with each URL in the target word attending most to it: its
-    word URL, or a word URL added after it to the pieces, attending to the source's alone."""
+def _lined_up(t: Translation, words: list[str], source: list[str]) -> WordAttention | None:
+    """`t`'s attention between words, when its words are those of the text and the source."""
+    attention = t.word_attention
+    if len(attention.src) == len(source) + 1 and len(attention.tgt) == len(words) + 1:
+        return attention
+    return None
+
+
+def _garbled(t: Translation, stand_ins: StandIns, attention: WordAttention | None) -> list[int]:
+    """The target words that are a stand-in the model garbled ("RLL" for URL): two or more
+    of the pieces that spell it in the source, the word attending most to one."""
+    if attention is None:  # without it, a word of those pieces may be one of the sentence's
+        return []
+    source = stand_ins.text.split()
+    slots = {k for k, word in enumerate(source) if stand_ins.pattern.search(word)}
+    src, tgt = group_pieces(t.src_tokens).groups, group_pieces(t.tgt_tokens).groups
+    spelling = {t.src_tokens[i].removeprefix(WORD_START) for k in slots for i in src[k]}
+    spelling = {piece for piece in spelling if piece and piece in stand_ins.word}
+    return [
+        j
+        for j, word in enumerate(t.text.split())
+        if not stand_ins.pattern.search(word)
+        and sum(t.tgt_tokens[i].removeprefix(WORD_START) in spelling for i in tgt[j]) >= 2
+        and max(range(len(source)), key=attention.weights[j].__getitem__) in slots
+    ]
+
+
+def _found_again(
+    t: Translation, stand_ins: StandIns, garbled: list[int], attention: WordAttention | None
+) -> Translation:
+    """`t`, whose stand-ins are not one for each URL: each URL in the stand-in attending most
+    to it, or, none left, after the target word attending most to it (a word URL added to the
+    pieces, attending to the source's alone); a stand-in no URL took left out."""
     words, source = t.text.split(), stand_ins.text.split()
     slots = [k for k, word in enumerate(source) for _ in stand_ins.pattern.findall(word)]
     if not words:
         return dataclasses.replace(t, text=" ".join(url for url in stand_ins.kept if url))
-    src_words, tgt_words, _ = attention = t.word_attention
-    lined_up = len(src_words) == len(source) + 1 and len(tgt_words) == len(words) + 1
-    placed: dict[int, list[tuple[int, str]]] = {}
+    held = {j: len(stand_ins.pattern.findall(word)) for j, word in enumerate(words)}
+    held = {j: n for j, n in (held | dict.fromkeys(garbled, 1)).items() if n}
+    free = [j for j, n in held.items() for _ in range(n)]
+    taken: dict[int, list[str | None]] = {}  # the URLs each stand-in word takes, in order
+    added: dict[int, list[tuple[int, str]]] = {}  # the URLs after a word, with their slots
     for slot, url in zip(slots, stand_ins.kept, strict=True):
-        if url:
-            j = _target(slot, len(source), len(words), attention if lined_up else None)
-            placed.setdefault(j, []).append((slot, url))
+        if free:
+            j = _target(slot, len(source), free, len(words), attention)
+            free.remove(j)
+            taken.setdefault(j, []).append(url)
+        elif url:
+            j = _target(slot, len(source), range(len(words)), len(words), attention)
+            added.setdefault(j, []).append((slot, url))
     pieces, weights = list(t.tgt_tokens), list(t.weights)  # rows shared, new ones inserted
     src_groups, tgt_groups = group_pieces(t.src_tokens).groups, group_pieces(t.tgt_tokens).groups
-    for j in sorted(placed, reverse=True):
-        urls = placed[j]
-        if m := stand_ins.pattern.search(words[j]):
-            words[j] = words[j][: m.start()] + urls[0][1] + words[j][m.end() :]
-            urls = urls[1:]
-        if urls:  # before the marks that end the word: "site https://x.fr."
+    for j in sorted(held.keys() | added.keys(), reverse=True):
+        if j in held and j not in taken:  # written more often than there are URLs: out
+            if j:  # its full stop kept: "See URL for URL." -> "See https://x.fr for."
+                words[j - 1] += words[j][len(words[j].rstrip(ENDING)) :]
+            del words[j]
+            if attention:
+                del pieces[tgt_groups[j][0] : tgt_groups[j][-1] + 1]
+                del weights[tgt_groups[j][0] : tgt_groups[j][-1] + 1]
+            continue
+        if j in taken:
+            words[j] = _taken(words[j], taken[j], stand_ins)
+        if urls := added.get(j, []):  # before the marks that end the word: "site https://x.fr."
             core, marks = m.groups() if (m := PUNCTUATION.match(words[j])) else (words[j], "")
             words[j] = core + "".join(f" {url}" for _, url in urls) + marks
-        if urls and lined_up:
+        if urls and attention:
             at = tgt_groups[j][-1] + 1
             pieces[at:at] = [WORD_START + stand_ins.word] * len(urls)
             weights[at:at] = [_one_hot(len(t.src_tokens), src_groups[s][0]) for s, _ in urls]
-    if not lined_up:
+    if not attention:
         return dataclasses.replace(t, text=" ".join(words))
     return dataclasses.replace(
         t,
@@ -183,18 +233,34 @@ def _found_again(t: Translation, stand_ins: StandIns) -> Translation:
     )
 
 
+def _taken(word: str, urls: list[str | None], stand_ins: StandIns) -> str:
+    """A target word holding stand-ins with `urls` in their place, in order (None: the line's
+    own word URL), any left over out; a garbled one ("(RLL).") is its letters."""
+    if not stand_ins.pattern.search(word):
+        return LETTERS.sub(lambda _: urls[0] or stand_ins.word, word, count=1)
+    given = iter(urls)
+
+    def one(m: re.Match[str]) -> str:
+        url = next(given, "")
+        return m.group() if url is None else url
+
+    return stand_ins.pattern.sub(one, word)
+
+
 def _target(
     slot: int,
     sources: int,
+    among: Sequence[int],
     targets: int,
     attention: WordAttention | None,
 ) -> int:
-    """The target word attending most to source word `slot` (words of the text, </s> apart);
-    without attention, the one at the same relative position."""
+    """Of the target words `among`, the one attending most to source word `slot` (words of
+    the text, </s> apart); without attention, the one nearest the same relative position."""
     if attention is None:
-        return min(targets - 1, slot * targets // max(sources, 1))
+        at = slot * targets // max(sources, 1)
+        return min(among, key=lambda j: abs(j - at))
     weights = attention.weights
-    return max(range(targets), key=lambda j: weights[j][slot])
+    return max(among, key=lambda j: weights[j][slot])
 
 
 def _one_hot(size: int, k: int) -> list[float]:
