@@ -41,6 +41,16 @@ def test_a_paragraph_written_over_two_lines_comes_out_over_two_lines(tiny):
         assert tiny.translate_document(source, format="markdown", beam=1) == expected
 
 
+def test_an_html_paragraph_written_over_two_lines_comes_out_over_two_lines(tiny):
+    for source, expected in [
+        ("<p>je mange pain\nil voit chat</p>\n", "<p>I eats bread\nhe sees cat</p>\n"),
+        ("<li>\n  je mange pain\n  il voit chat\n</li>",
+         "<li>\n  I eats bread\n  he sees cat\n</li>"),
+        ("<p>je mange pain<br>\nil voit chat</p>", "<p>I eats bread<br>\nhe sees cat</p>"),
+    ]:  # fmt: skip
+        assert tiny.translate_document(source, format="html", beam=1) == expected
+
+
 def test_a_link_left_with_no_word_keeps_its_url_as_its_text(shipped):
     out = shipped.translate_document(
         "Un mot en **gras** et [italique](http://x.y/été).\n", format="markdown"

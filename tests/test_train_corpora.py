@@ -113,6 +113,37 @@ def test_resume_needs_no_corpus_and_refuses_flags_that_contradict_the_run(tmp_pa
     assert same.exit_code == 0, same.output  # repeating the stored value is fine
 
 
+def table_steps(stderr: str) -> list[int]:
+    """The step of each row of the validation table a run ends with."""
+    rows = [line.split("│")[1:-1] for line in stderr.splitlines() if line.startswith("│")]
+    return [int(cells[1].strip().replace(",", "")) for cells in rows]
+
+
+def test_a_resumed_run_ends_with_the_table_of_all_its_validations(tmp_path, corpora):
+    out = tmp_path / "m"
+    assert train(corpora["toy"], "--out", out, "--max-steps", "3", *TINY).exit_code == 0
+    resumed = train("--resume", "--out", out, "--max-steps", "6", "--threads", "1")
+    assert resumed.exit_code == 0, resumed.output
+    stored = [row["step"] for row in json.loads((out / "config.json").read_text())["epochs"]]
+    assert stored[0] == 3 and stored[-1] == 6  # the first session's validation, and this one's
+    assert table_steps(resumed.stderr) == stored
+
+
+def test_a_resumed_run_already_at_its_limit_trains_nothing_and_says_so(tmp_path, corpora):
+    out = tmp_path / "m"
+    assert train(corpora["toy"], "--out", out, "--epochs", "1", *TINY).exit_code == 0
+    files = {f.name: f.read_bytes() for f in out.iterdir()}
+    steps = json.loads((out / "config.json").read_text())["steps"]
+    for limit, said in [
+        (("--epochs", "1"), "--epochs 1 already reached (1 epoch trained)"),
+        (("--max-steps", "2"), f"--max-steps 2 already reached (the run is at step {steps})"),
+    ]:
+        again = train("--resume", "--out", out, *limit, "--threads", "1")
+        assert again.exit_code == 0, again.output
+        assert said in again.stderr and "model written" not in again.stderr
+        assert {f.name: f.read_bytes() for f in out.iterdir()} == files  # not touched
+
+
 def _run_started_in(here: Path, monkeypatch) -> Path:
     """A run trained from `here` on corpus.tsv and valid.tsv given by relative paths."""
     here.mkdir()

@@ -180,6 +180,10 @@ def train(
 
             stored = _located(stored_run(out), out, corpora or [], valid or [])
             cfg, options, specs, valid_specs = _resumed(stored, ctx.params, given)
+            if reached := _reached(out, cfg):  # before the corpora are read: nothing to train
+                if int(os.environ.get("RANK", "0")) == 0:  # one line for all of --nproc's
+                    _left_as_it_was(out, reached)
+                return
         else:
             if not corpora:
                 fail("give at least one CORPUS (or --resume to continue the run in --out)")
@@ -278,6 +282,24 @@ def _resumed(stored: StoredRun, params: dict[str, Any], given: set[str]) -> tupl
     cfg = dataclasses.replace(cfg, **limits)
     options = {k: getattr(model_config, k) for k in MODEL}
     return cfg, options, specs, valid_specs
+
+
+def _reached(out: Path, cfg: TrainConfig) -> str:
+    """The limit the run stored in `out` has already reached with `cfg`'s ('' if none)."""
+    from ..training.loop import limit_reached
+    from ..training.run import stored_state
+
+    state = stored_state(out)
+    return limit_reached(cfg, state) if state is not None else ""
+
+
+def _left_as_it_was(out: Path, reached: str) -> None:
+    """Say that the run in `out` has reached a limit already; remove what a killed save left."""
+    from ..training.run import tidy
+    from ..views.progress import TrainProgress
+
+    tidy(out, TrainProgress(err).report)  # as a run that starts would: the directory is whole
+    err.print(f"{reached}: nothing to train; {escape(str(out))} is left as it was", soft_wrap=True)
 
 
 def _same(value: Any, stored: Any) -> bool:

@@ -4,13 +4,16 @@ The standard library's html.parser reads the page; every character of it is kept
 but the text of blocks and the alt and title attributes: tags, attributes, comments, the
 doctype, scripts, styles, <pre>, <code>, <kbd>, <samp>, <var>, <textarea> and any element
 marked translate="no" or class="notranslate". Entities are read as the characters they name
-and written back escaped (&amp; &lt; &gt;), others as the characters themselves.
+and written back escaped (&amp; &lt; &gt;), others as the characters themselves. A line
+break inside a block's text is placed by attention, as in Markdown: a paragraph written over
+two lines comes out over two.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from dataclasses import replace
 from html.parser import HTMLParser
 
 from .chunks import Chunk, Close, Inline, Keep, Open, Part, Plain
@@ -29,6 +32,7 @@ TAG_NAME = re.compile(r"<[a-zA-Z][^\t\n\r\f />\x00]*(?:\s|/(?!>))*")
 ATTRIBUTE = re.compile(
     r"""([^\s/>][^\s/=>]*)(?:\s*=+\s*('([^']*)'|"([^"]*)"|(?!['"])([^>\s]*)))?(?:\s|/(?!>))*"""
 )
+LINE_BREAK = re.compile(r"\s*\n\s*")  # a line break in a block's text, the spaces around it
 
 
 def _escape(text: str) -> str:
@@ -122,7 +126,7 @@ def read(page: str) -> list[Chunk]:
     def flush() -> None:
         nonlocal items
         if items:
-            chunks.append(Inline(items, _escape))
+            chunks.append(Inline(_line_breaks(items), _escape))
             items = []
 
     for (_, kind, tag, attrs, data), a, b in zip(events, offsets, offsets[1:], strict=False):
@@ -153,6 +157,34 @@ def read(page: str) -> list[Chunk]:
         _keep("".join(kept[2]), kept[0], items, chunks, flush)
     flush()
     return chunks
+
+
+def _line_breaks(items: list) -> list:
+    """A block's items with each line break between two of its words (and the spaces around
+    it) as a Keep that parts words, as markdown.py reads a soft break: placed by attention
+    (placement.py), so a paragraph written over two lines comes out over two. The spaces and
+    line breaks before its first word and after its last are text, written as they were."""
+    words = [n for n, item in enumerate(items) if isinstance(item, str) and item.strip()]
+    first, last = (words[0], words[-1]) if words else (len(items), -1)
+    out: list = []
+    for n, item in enumerate(items):
+        if not isinstance(item, str):
+            out.append(item)
+            continue
+        before, after, at = n > first, n < last, 0
+        for found in LINE_BREAK.finditer(item):
+            if not (before or item[: found.start()].strip()) or not (
+                after or item[found.end() :].strip()
+            ):
+                continue
+            if found.start() == 0 and out and isinstance(out[-1], Keep) and out[-1].cuts:
+                # after a <br>: its line break, as a Markdown hard break's Keep holds its own
+                out[-1] = replace(out[-1], parts=(*out[-1].parts, found.group()))
+            else:
+                out += [item[at : found.start()], Keep((found.group(),), breaks=True)]
+            at = found.end()
+        out.append(item[at:])
+    return [item for item in out if item != ""]
 
 
 def _keep(text: str, tag: str, items: list, chunks: list[Chunk], flush) -> None:

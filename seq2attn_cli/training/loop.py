@@ -28,7 +28,7 @@ from .run import Run, RunState, autocast, out_resume, start_run
 from .signals import StopSignals, stop_signals
 from .validation import probe_attention, validate
 
-__all__ = ["Interrupted", "RunState", "Terminated", "TrainingError", "train"]
+__all__ = ["Interrupted", "RunState", "Terminated", "TrainingError", "limit_reached", "train"]
 
 SIGTERM_STOP = "stopped by SIGTERM"
 SIGINT_STOP = "interrupted"
@@ -176,11 +176,27 @@ def _count_nan(state: RunState, report: Report) -> None:
         raise TrainingError("loss was NaN or infinite in more than 20 steps; try a lower --lr")
 
 
+def limit_reached(cfg: TrainConfig, state: RunState) -> str:
+    """The limit a run where `state` stands has already reached under `cfg` ('' if none): a
+    run resumed there would train nothing. --max-time counts from each process's start."""
+    if _steps_done(cfg, state.step):
+        return f"--max-steps {cfg.max_steps} already reached (the run is at step {state.step:,})"
+    if state.epoch >= cfg.epochs:
+        done = f"{state.epoch} epoch{'s' * (state.epoch != 1)} trained"
+        return f"--epochs {cfg.epochs} already reached ({done})"
+    return ""
+
+
+def _steps_done(cfg: TrainConfig, step: int) -> bool:
+    """Whether a run at `step` has taken the steps --max-steps allows."""
+    return bool(cfg.max_steps) and step >= cfg.max_steps
+
+
 def _why_stop(
     cfg: TrainConfig, step: int, *, time_up: bool, interrupted: bool = False, terminated: bool
 ) -> str:
     """Why the run stops after this step ('' to go on); the ranks voted on the last three."""
-    if cfg.max_steps and step >= cfg.max_steps:
+    if _steps_done(cfg, step):
         return f"reached --max-steps {cfg.max_steps}"
     if terminated:  # both: SIGTERM's code, which a scheduler waits for
         return SIGTERM_STOP

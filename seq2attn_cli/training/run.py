@@ -4,6 +4,7 @@ resumed from its model directory. Returns values; never prints."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +91,26 @@ def out_resume(out: Path) -> Path:
     return out / ckpt.RESUME
 
 
+def tidy(out: Path, report: Report) -> None:
+    """Remove what a killed save left in `out`: a save killed (kill -9) leaves its temporary
+    file behind, and whatever starts next on the directory removes it (rank 0 alone)."""
+    if out.is_dir() and (removed := ckpt.remove_temporary(out)):
+        report("stage", {"message": f"removed what a killed save left: {', '.join(removed)}"})
+
+
+def stored_state(out: Path) -> RunState | None:
+    """Where the run stored in `out` stands, read from its resume checkpoint's counters alone,
+    without its tensors or corpora (None: unreadable; start_run then says why)."""
+    from safetensors import SafetensorError, safe_open
+
+    try:
+        with safe_open(str(out_resume(out)), framework="pt") as f:
+            counters = json.loads((f.metadata() or {})["state"])["counters"]
+        return RunState(**counters)
+    except (KeyError, TypeError, ValueError, SafetensorError, OSError):
+        return None
+
+
 def bf16_helps(device: torch.device) -> bool:
     """True where bf16 autocast speeds training up: CUDA, and CPUs with native bf16.
 
@@ -152,9 +173,8 @@ def start_run(
     main = distributed.rank() == 0
     if main and not resume:
         check_out(out)
-    if main and out.is_dir():  # a save killed (kill -9) leaves its temporary file behind
-        if removed := ckpt.remove_temporary(out):
-            report("stage", {"message": f"removed what a killed save left: {', '.join(removed)}"})
+    if main:
+        tidy(out, report)
     spaced = bool(model_options.get("spaced_quotes"))  # how the model reads and writes quotes
     subwords, output_ids, expected = _pieces(out, init, resume=resume, main=main)
     data = prepare(

@@ -25,7 +25,6 @@ class TrainProgress:
         self.task = None
         self.last_log = 0.0
         self.read_logged = (("", ""), 0.0)  # (corpus and why, its seconds) at the last reading line
-        self.rows: list[dict[str, Any]] = []
 
     def __enter__(self) -> TrainProgress:
         return self
@@ -178,7 +177,6 @@ class TrainProgress:
 
     def on_validated(self, info: dict[str, Any]) -> None:
         self._stop_bar()
-        self.rows.append(info)
         best = "  (best so far, saved)" if info.get("saved") else ""
         self.console.print(
             f"validation after epoch {info['epoch']:.4g}: loss {info['valid_loss']:.3f}  "
@@ -202,12 +200,12 @@ class TrainProgress:
         if info.get("stop"):
             self.console.print(f"stopping: {info['stop']}")
 
-    def _table(self) -> Table:
-        """Every validation of this process's run, one row each."""
+    def _table(self, rows: list[dict[str, Any]]) -> Table:
+        """Validations, one row each."""
         table = Table(title="validation", title_justify="left")
         for name in ("epoch", "step", "loss", "ppl", "BLEU", "chrF", "tok/s", "lr", ""):
             table.add_column(name, justify="right")
-        for row in self.rows:
+        for row in rows:
             speed = row["tok_per_s"]  # None: an epoch resumed at its end ran no step
             table.add_row(
                 f"{row['epoch']:.4g}", f"{row['step']:,}", f"{row['valid_loss']:.3f}",
@@ -219,8 +217,8 @@ class TrainProgress:
 
     def on_done(self, info: dict[str, Any]) -> None:
         self._stop_bar()
-        if self.rows:
-            self.console.print(self._table())
+        if info["epochs"]:  # every validation of the run, those before a --resume too
+            self.console.print(self._table(info["epochs"]))
         best = info.get("saved_bleu")
         best_text = f"{best:.2f}" if best is not None else "n/a"
         self.console.print(
