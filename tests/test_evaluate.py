@@ -74,13 +74,14 @@ def test_evaluate_compare_prints_both_models_by_length(tmp_path, tiny_model):
 def test_evaluate_checks_outputs_and_every_model_before_translating(tiny_model, tmp_path):
     test = write_tsv(tmp_path / "test.tsv", toy_pairs(10, seed=3))
     (tmp_path / "empty").mkdir()
+    (link := tmp_path / "link.tsv").symlink_to(test)  # another name for the same file
     cases = [
         (["--compare", str(tmp_path / "empty")], "--compare", "not a model directory"),
         (["--compare", str(tmp_path / "gone")], "--compare", "no such directory"),
         (["--output", str(tmp_path / "no" / "h.txt")], "--output", "no such directory"),
         (["--output", str(test / "h.txt")], "--output", f"{test} is not a directory"),
         # the references are not overwritten by the hypotheses
-        (["--output", str(tmp_path / "." / "test.tsv")], "--output", "which this command reads"),
+        (["--output", str(link)], "--output", "which this command reads"),
     ]
     for extra, option, says in cases:
         result = runner.invoke(app, ["evaluate", str(test), "--model", str(tiny_model), *extra])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -303,3 +304,11 @@ def test_translate_fuzz_n_lines_in_n_lines_out(translator, parts, repeat):
         assert t.text == "" if not clean(line) else len(t.source) <= translator.max_chars
         if len(clean(line)) > translator.max_chars:
             assert t.truncated
+
+
+def test_help_with_stdout_closed_is_no_traceback():
+    proc = subprocess.run(  # `s2a --help >&-`: Python's sys.stdout is None
+        [sys.executable, "-m", "seq2attn_cli", "--help"],
+        stderr=subprocess.PIPE, timeout=120, env=ENV, preexec_fn=lambda: os.close(1),
+    )  # fmt: skip
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Annotated, Any
@@ -46,16 +47,17 @@ class Group(TyperGroup):
         """Run a command; turn Click's usage box (several lines, in colour) into one line."""
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
-        if not isinstance(sys.stdout, NamedStdout):
+        if sys.stdout is not None and not isinstance(sys.stdout, NamedStdout):  # None: `>&-`
             sys.stdout = NamedStdout(sys.stdout)
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except typer.Abort:
             sys.stderr.write("s2a: aborted\n")
             sys.exit(1)
-        except OSError as error:  # `s2a --help > /dev/full`: outside every command's `handled`
-            if error.filename != STDOUT:
+        except OSError as error:  # `s2a --help > /dev/full`, or a command's under --debug
+            if error.filename != STDOUT or "--debug" in sys.argv[1:]:
                 raise
+            quiet_stdout()
             sys.stderr.write(f"s2a: error: {STDOUT}: {error.strerror}\n")
             sys.exit(2)
         except Exception as error:
@@ -190,9 +192,7 @@ def handled(debug: bool):
     except KeyboardInterrupt as error:
         raise stopped_by(error) from None
     except BrokenPipeError:
-        # the reader went away (e.g. `| head -1`): stop quietly, as cat does
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        quiet_stdout()  # the reader went away (e.g. `| head -1`): stop quietly, as cat does
         raise typer.Exit(0) from None
     except Interrupted as error:  # training saved its state on Ctrl-C or SIGTERM
         if debug:
@@ -206,8 +206,10 @@ def handled(debug: bool):
     except (OSError, RuntimeError, MemoryError) as error:
         if debug:
             raise
-        named = error.filename == STDOUT if isinstance(error, OSError) else False
-        fail(f"{STDOUT}: {error.strerror}" if named else f"{type(error).__name__}: {error}")
+        if isinstance(error, OSError) and error.filename == STDOUT:
+            quiet_stdout()
+            fail(f"{STDOUT}: {error.strerror}")
+        fail(f"{type(error).__name__}: {error}")
     except Exception as error:  # unforeseen input (or a bug): still one line, not a traceback
         if debug:
             raise
@@ -234,25 +236,32 @@ class NamedStdout:
             self.stream.flush()
 
     def __getattr__(self, name: str) -> Any:
+        """Everything else (fileno, isatty, buffer, encoding) as the stream has it."""
         return getattr(self.stream, name)
 
 
 @contextmanager
-def named_failures():
+def named_failures() -> Iterator[None]:
     """Raise a failed write to stdout as an OSError whose filename says so."""
     try:
         yield
     except BrokenPipeError:  # the reader went away: `handled` ends quietly, as cat does
         raise
     except OSError as error:
-        devnull = os.open(os.devnull, os.O_WRONLY)  # Python's own flush at exit stays quiet
-        with suppress(OSError, ValueError):
-            os.dup2(devnull, sys.__stdout__.fileno())
         raise OSError(error.errno, error.strerror, STDOUT) from None
 
 
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null, where s2a stops on its failure: Python's flush at exit,
+    of what the failed write left in the buffer, would print a second error."""
+    with suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 @contextmanager
-def writing(path: Path, option: str):
+def writing(path: Path, option: str) -> Iterator[None]:
     """Write to `path` (checked by check_output before the work); a failure names the file."""
     try:
         yield

@@ -278,5 +278,6 @@ class Judge:
         missed = []
         if t.has_attention:
             missed = dropped(t.src_tokens, t.weights, self.config.threshold, self.unflagged)
-        missed += missing_symbols(t.src_tokens, t.text, self.symbol_words)
+        if self.symbol_words:  # a target without a list: its words for "&" unknown ("et")
+            missed += missing_symbols(t.src_tokens, t.text, self.symbol_words)
         return dataclasses.replace(t, confidence=confidence(values, self.config), dropped=missed)
