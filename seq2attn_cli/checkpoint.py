@@ -320,16 +320,21 @@ def save_resume(
     write_atomic(path, save(tensors, metadata={"state": json.dumps(meta)}))
 
 
-def load_resume(path: Path, model: Seq2Seq, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
-    """Restore model, optimizer and RNG from save_resume's file; return the counters."""
+def resume_meta(path: Path) -> dict[str, Any]:
+    """save_resume's metadata (the counters and the optimizer's groups), without its tensors."""
     from safetensors import safe_open
 
-    tensors = read_tensors(path)
     try:
         with safe_open(str(path), framework="pt") as f:
-            meta = json.loads((f.metadata() or {})["state"])
+            return json.loads((f.metadata() or {})["state"])
     except (KeyError, json.JSONDecodeError, SafetensorError, OSError) as err:
         raise ModelError(f"{path}: no resume state ({err})") from None
+
+
+def load_resume(path: Path, model: Seq2Seq, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+    """Restore model, optimizer and RNG from save_resume's file; return the counters."""
+    tensors = read_tensors(path)
+    meta = resume_meta(path)
     load_state(model, {k[6:]: v for k, v in tensors.items() if k.startswith("model.")}, path)
     try:  # a tampered or foreign file: a clear error, never a traceback halfway through
         optim_state: dict[int, dict[str, torch.Tensor]] = {}

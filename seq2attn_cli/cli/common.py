@@ -54,7 +54,7 @@ class Group(TyperGroup):
         except typer.Abort:
             sys.stderr.write("s2a: aborted\n")
             sys.exit(1)
-        except OSError as error:  # `s2a --help > /dev/full`, or a command's under --debug
+        except OSError as error:  # a failed write to stdout, in a command or in `--help`
             if error.filename != STDOUT or "--debug" in sys.argv[1:]:
                 raise
             quiet_stdout()
@@ -204,11 +204,8 @@ def handled(debug: bool):
             raise
         fail(str(error))
     except (OSError, RuntimeError, MemoryError) as error:
-        if debug:
+        if debug or getattr(error, "filename", None) == STDOUT:  # stdout's: Group.main says it
             raise
-        if isinstance(error, OSError) and error.filename == STDOUT:
-            quiet_stdout()
-            fail(f"{STDOUT}: {error.strerror}")
         fail(f"{type(error).__name__}: {error}")
     except Exception as error:  # unforeseen input (or a bug): still one line, not a traceback
         if debug:

@@ -4,7 +4,6 @@ resumed from its model directory. Returns values; never prints."""
 from __future__ import annotations
 
 import dataclasses
-import json
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +15,7 @@ from .. import checkpoint as ckpt
 from ..config import FORMAT_VERSION, CorpusSpec, ModelConfig, TrainConfig, from_dict
 from ..data.corpus import Prepared, Report, prepare
 from ..data.subwords import Subwords, train_subwords
-from ..errors import TrainingError
+from ..errors import ModelError, TrainingError
 from ..model.seq2seq import Seq2Seq
 from . import distributed
 from .outdir import check_out, check_space
@@ -37,6 +36,11 @@ class RunState:
     epochs: list[dict[str, Any]] = field(default_factory=list)  # validation figures
     saved_bleu: float | None = None  # that of model.safetensors: the best of every validation
     shards: list[dict[str, int]] = field(default_factory=list)  # per rank, this process's run
+
+    @classmethod
+    def of(cls, counters: dict[str, Any]) -> RunState:
+        """The state a resume checkpoint's counters stand for."""
+        return cls(**{"saved_bleu": counters["best_bleu"], **counters})  # older: no saved_bleu
 
 
 @dataclass
@@ -101,13 +105,9 @@ def tidy(out: Path, report: Report) -> None:
 def stored_state(out: Path) -> RunState | None:
     """Where the run stored in `out` stands, read from its resume checkpoint's counters alone,
     without its tensors or corpora (None: unreadable; start_run then says why)."""
-    from safetensors import SafetensorError, safe_open
-
     try:
-        with safe_open(str(out_resume(out)), framework="pt") as f:
-            counters = json.loads((f.metadata() or {})["state"])["counters"]
-        return RunState(**counters)
-    except (KeyError, TypeError, ValueError, SafetensorError, OSError):
+        return RunState.of(ckpt.resume_meta(out_resume(out))["counters"])
+    except (ModelError, KeyError, TypeError):
         return None
 
 
@@ -187,9 +187,7 @@ def start_run(
         check_space(out, sum(p.numel() for p in model.parameters()), resume=resume)
     state = RunState()
     if resume:
-        counters = ckpt.load_resume(out_resume(out), model, optimizer)
-        counters.setdefault("saved_bleu", counters["best_bleu"])  # a checkpoint before it
-        state = RunState(**counters)
+        state = RunState.of(ckpt.load_resume(out_resume(out), model, optimizer))
         where = f"step {state.step}, epoch {state.epoch + 1}, batch {state.position}"
         report("stage", {"message": f"resumed at {where}"})
     run = Run(
