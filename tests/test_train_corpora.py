@@ -131,7 +131,8 @@ def test_a_resumed_run_ends_with_the_table_of_all_its_validations(tmp_path, corp
 
 def test_a_resumed_run_already_at_its_limit_trains_nothing_and_says_so(tmp_path, corpora):
     out = tmp_path / "m"
-    assert train(corpora["toy"], "--out", out, "--epochs", "1", *TINY).exit_code == 0
+    first = train(corpora["toy"], "--out", out, "--epochs", "1", *TINY)
+    assert first.exit_code == 0 and "(trained 1 epoch)" in first.stderr, first.output
     files = {f.name: f.read_bytes() for f in out.iterdir()}
     steps = json.loads((out / "config.json").read_text())["steps"]
     for limit, said in [

@@ -106,7 +106,11 @@ def _epochs(run: Run, resume: bool, signals: StopSignals, report: Report) -> Run
     if main:
         run.write_config()
     report(
-        "done", {"reason": stop or f"trained {cfg.epochs} epochs", **dataclasses.asdict(run.state)}
+        "done",
+        {
+            "reason": stop or f"trained {cfg.epochs} epoch{'s' * (cfg.epochs != 1)}",
+            **dataclasses.asdict(run.state),
+        },
     )
     return run.state
 
