@@ -11,6 +11,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
+from typing import NoReturn
 
 # a model that trains in seconds on one thread (the sizes of conftest.train_tiny)
 TINY = [
@@ -150,17 +151,36 @@ def _moment_child(argv: list[str], err: Path, ready: int) -> None:
         typer_app()
 
     app.app = ready_then_run
-    code = 1
+    exits: list[object] = []  # the code s2a gave sys.exit
+    sys.exit = lambda code=None: _noted_exit(code, exits)
     try:
         app.main()
-    except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else int(done.code is not None)
+    except SystemExit:
+        pass
     except BaseException:  # as Python would show it, uncaught
         traceback.print_exc()
     finally:  # the signal came already: skip the teardown of all torch (seconds when forked)
+        _deaf()
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(code)
+        code = exits[-1] if exits else 1
+        os._exit(code if isinstance(code, int) else int(code is not None))
+
+
+def _noted_exit(code: object, exits: list[object]) -> NoReturn:
+    """sys.exit, deaf to signals from here: in a real process, a signal that comes once
+    SystemExit has left main() changes nothing; here it would be raised in the fork's own
+    ending above (it was, once: a run signalled as it exited reported 1, not its code)."""
+    _deaf()
+    exits.append(code)
+    raise SystemExit(code)
+
+
+def _deaf() -> None:
+    """SIGINT and SIGTERM ignored, one already pending too (a handler that does nothing: with
+    SIG_IGN, Python would report a pending one as "ignored due to race condition")."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda signum, frame: None)
 
 
 def _killed_in_a_write(name: str, nth: int, share: float) -> None:
