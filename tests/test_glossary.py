@@ -4,6 +4,7 @@ line mode, the server and the Python API (decoding/rules/glossary.py)."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,16 @@ def test_a_term_that_starts_the_translation_starts_with_a_capital_as_the_line_do
 def test_a_term_first_in_the_shipped_model_s_translation_is_capitalized(shipped):
     assert shipped.translate("Le chat dort.", glossary={"chat": "kitty"}).text == "Kitty sleeps."
     assert shipped.translate("Le chat.", glossary={"chat": "cat"}).text == "Cat."
+
+
+def test_the_beam_s_alternatives_get_the_articles_and_capitals_the_best_translation_gets(
+    shipped,
+):
+    for source, terms in [("Le chat dort.", {"chat": "kitty"}), ("Un chat dort.", {"chat": "owl"})]:
+        t = shipped.translate(source, glossary=terms)
+        assert t.alternatives, source  # the shipped model's beam has runners-up for both
+        for text in [t.text, *t.alternatives]:
+            assert text[0].isupper() and not re.search(r"\bA owl\b", text), (source, text)
 
 
 def test_no_glossary_changes_nothing(shipped, model_writes):

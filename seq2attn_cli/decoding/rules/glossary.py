@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...data.reading import normalize
 from ...errors import GlossaryError
-from ..translation import Translation
+from ..translation import Translation, distinct
 from .articles import wants_an
 from .urls import StandIns, stand_in, with_urls
 
@@ -125,22 +125,30 @@ class Glossary:
         return stand_ins.text, Terms(stand_ins, capital)
 
     def write(self, t: Translation, memo: Terms) -> Translation:
-        """`t` with each term's English where the model wrote Kappa (urls.with_urls), an
-        article before it set by that English, and a capital if it starts the sentence."""
+        """`t` and its alternatives with each term's English where the model wrote Kappa
+        (urls.with_urls), an article before it set by that English, and a capital if it
+        starts the sentence."""
         stand_ins = memo.stand_ins
         if not stand_ins.kept:
             return t
-        if len(stand_ins.pattern.findall(t.text)) == len(stand_ins.kept):
-            t = dataclasses.replace(t, text=_articles_set(t.text, stand_ins))
+        t = _each(t, lambda text: _articles_set(text, stand_ins))
         t = with_urls(t, stand_ins)
-        if None not in stand_ins.kept and LEFT_OVER.search(t.text):
-            # a stand-in inside a word ("Kappas") that the terms were not written in
-            t = dataclasses.replace(t, text=LEFT_OVER.sub("", t.text).strip())
-        return _capitalized(t, stand_ins) if memo.capital else t
+        return _each(t, lambda text: _finished(text, stand_ins, capital=memo.capital))
+
+
+def _each(t: Translation, rewrite: Callable[[str], str]) -> Translation:
+    """`t` with its text and each alternative rewritten (alternatives that agree kept once)."""
+    text = rewrite(t.text)
+    return dataclasses.replace(
+        t, text=text, alternatives=distinct([rewrite(a) for a in t.alternatives], text)
+    )
 
 
 def _articles_set(text: str, stand_ins: StandIns) -> str:
-    """`text` with each a/an just before a stand-in set by the English written in its place."""
+    """`text` with each a/an just before a stand-in set by the English written in its place
+    (as it is when the model wrote a stand-in per term)."""
+    if len(stand_ins.pattern.findall(text)) != len(stand_ins.kept):
+        return text
     kept = iter(stand_ins.kept)
 
     def agreed(m: re.Match[str]) -> str:
@@ -153,12 +161,14 @@ def _articles_set(text: str, stand_ins: StandIns) -> str:
     return ARTICLE.sub(agreed, text)
 
 
-def _capitalized(t: Translation, stand_ins: StandIns) -> Translation:
-    """`t` with the English of a term that starts it capitalized, as the line starts: the
-    model drops the article before the stand-in ("Le chat dort." -> "Kappa sleeps."). A term
-    the user wrote with a capital is written as given ("iPhone")."""
-    for english in filter(None, stand_ins.kept):
-        if english.islower() and (m := re.match(rf"\W*(?={re.escape(english)}(?!\w))", t.text)):
-            at = m.end()
-            return dataclasses.replace(t, text=t.text[:at] + t.text[at].upper() + t.text[at + 1 :])
-    return t
+def _finished(text: str, stand_ins: StandIns, *, capital: bool) -> str:
+    """`text` once the terms are written: without what is left of a stand-in inside a word
+    ("Kappas"), and with the English of a term that starts it capitalized if the line starts
+    with a capital: the model drops the article before the stand-in ("Le chat dort." ->
+    "Kappa sleeps."). A term the user wrote with a capital is written as given ("iPhone")."""
+    if None not in stand_ins.kept and LEFT_OVER.search(text):
+        text = LEFT_OVER.sub("", text).strip()
+    for english in filter(None, stand_ins.kept if capital else ()):
+        if english.islower() and (m := re.match(rf"\W*(?={re.escape(english)}(?!\w))", text)):
+            return text[: m.end()] + text[m.end()].upper() + text[m.end() + 1 :]
+    return text
