@@ -47,6 +47,10 @@ def test_an_html_paragraph_written_over_two_lines_comes_out_over_two_lines(tiny)
         ("<li>\n  je mange pain\n  il voit chat\n</li>",
          "<li>\n  I eats bread\n  he sees cat\n</li>"),
         ("<p>je mange pain<br>\nil voit chat</p>", "<p>I eats bread<br>\nhe sees cat</p>"),
+        # no space before a line break that follows another break, or markup and its space
+        ("<p>je mange pain\n<br>\nil voit chat</p>", "<p>I eats bread\n<br>\nhe sees cat</p>"),
+        ("<p>je mange <code>x</code>\nil voit chat</p>",
+         "<p>I eats <code>x</code>\nhe sees cat</p>"),
     ]:  # fmt: skip
         assert tiny.translate_document(source, format="html", beam=1) == expected
 

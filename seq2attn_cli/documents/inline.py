@@ -239,6 +239,16 @@ def _inline(chunk: Inline, done: Mapping[str, Any], limit: int | None) -> str:
     return "".join(out)
 
 
+def _spaced(run: _Run, p: _Point) -> bool:
+    """Whether the source has a space right before point p: not the one a line break before
+    it stands for (`_run`), nor one that an earlier point at the same place comes after."""
+    if p.pos == 0 or not run.text[p.pos - 1].isspace():
+        return False
+    if any(q.breaks and q.pos == p.pos - 1 for q in run.points):
+        return False
+    return next(q for q in run.points if q.pos == p.pos) is p
+
+
 def _as_parts(item: Item) -> tuple[Part, ...]:
     """What a tag or atom writes when it is kept as it was."""
     if isinstance(item, Close):
@@ -282,7 +292,7 @@ def _sentence(
             after=bisect_left(starts, p.pos) - 1,  # the word it follows, or is inside
             text=_parts(p.parts, done),
             parent=index.get(p.parent) if p.parent is not None else None,
-            space=p.pos > 0 and run.text[p.pos - 1].isspace(),
+            space=_spaced(run, p),
             glued=p.pos < len(run.text)
             and not run.text[p.pos].isspace()
             and not run.text[p.pos].isalnum(),
