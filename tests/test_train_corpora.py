@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import toy_pairs, write_tsv
+from faults_util import s2a
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
@@ -143,6 +144,10 @@ def test_a_resumed_run_already_at_its_limit_trains_nothing_and_says_so(tmp_path,
         assert again.exit_code == 0, again.output
         assert said in again.stderr and "model written" not in again.stderr
         assert {f.name: f.read_bytes() for f in out.iterdir()} == files  # not touched
+    two = s2a("train", "--resume", "--out", str(out), "--epochs", "1", "--nproc", "2")
+    assert two.returncode == 0 and "launching" not in two.stderr.decode()  # no worker started
+    assert two.stderr.decode().count("already reached") == 1
+    assert {f.name: f.read_bytes() for f in out.iterdir()} == files
 
 
 def _run_started_in(here: Path, monkeypatch) -> Path:

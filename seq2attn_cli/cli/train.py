@@ -164,9 +164,6 @@ def train(
     from ..training.signals import raise_sigterm_at_once
 
     raise_sigterm_at_once()  # SIGTERM ends a run as Ctrl-C does, from its first moment (143)
-    if nproc > 1 and "WORLD_SIZE" not in os.environ:
-        _launch(nproc)
-        return
     given = {
         name for name in ctx.params
         if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
@@ -181,8 +178,7 @@ def train(
             stored = _located(stored_run(out), out, corpora or [], valid or [])
             cfg, options, specs, valid_specs = _resumed(stored, ctx.params, given)
             if reached := _reached(out, cfg):  # before the corpora are read: nothing to train
-                if int(os.environ.get("RANK", "0")) == 0:  # one line for all of --nproc's
-                    _left_as_it_was(out, reached)
+                _left_as_it_was(out, reached)  # (and before --nproc's workers start)
                 return
         else:
             if not corpora:
@@ -197,6 +193,9 @@ def train(
             specs, valid_specs = anchored(specs), anchored(valid_specs)
             if init is not None:
                 options = _init_options(init, ctx.params, given)
+        if nproc > 1 and "WORLD_SIZE" not in os.environ:  # the command checked, then its workers
+            _launch(nproc)
+            return
         _train(specs, valid_specs, out=out, options=options, cfg=cfg, resume=resume,
                init=None if resume else init, device=device, threads=threads)  # fmt: skip
 
@@ -236,7 +235,7 @@ def _located(stored: StoredRun, out: Path, corpora: list[Path], valid: list[Path
 
     specs, notes = located(stored.corpora, corpora, out=out)
     valid_specs, more = located(stored.valid, valid, out=out)
-    for note in notes + more:
+    for note in notes + more if "WORLD_SIZE" not in os.environ else []:  # --nproc: said once
         err.print(f"s2a: {note}", soft_wrap=True)
     return stored._replace(corpora=specs, valid=valid_specs)
 
