@@ -65,7 +65,7 @@ def test_a_stand_in_written_twice_is_not_left_in_the_text(shipped, model_writes)
     assert t.text.count("apple") == 1 and "Kappa" not in t.text and "  " not in t.text
 
 
-def test_a_term_that_starts_the_translation_starts_with_a_capital_as_the_line_does(
+def test_a_term_that_starts_a_sentence_starts_with_a_capital_as_the_line_does(
     shipped, model_writes
 ):
     model_writes("Kappa sleeps.")  # the model dropped the article before the stand-in
@@ -76,6 +76,10 @@ def test_a_term_that_starts_the_translation_starts_with_a_capital_as_the_line_do
     assert shipped.translate("la banque dort.", glossary=said).text == "ECB sleeps."
     model_writes("I eat the Kappa.")
     assert shipped.translate("Je mange la pomme.", glossary=TERMS).text == "I eat the apple."
+    model_writes("It's late. Kappa sleeps.")  # as any sentence of the line starts
+    assert shipped.translate("Il est tard. La pomme dort.", glossary=TERMS).text == (
+        "It's late. Apple sleeps."
+    )
 
 
 def test_a_term_first_in_the_shipped_model_s_translation_is_capitalized(shipped):
