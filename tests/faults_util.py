@@ -151,36 +151,22 @@ def _moment_child(argv: list[str], err: Path, ready: int) -> None:
         typer_app()
 
     app.app = ready_then_run
-    exits: list[object] = []  # the code s2a gave sys.exit
-    sys.exit = lambda code=None: _noted_exit(code, exits)
+    sys.exit = _exit_now  # main() ends in sys.exit: its code, and nothing after it runs here
     try:
         app.main()
-    except SystemExit:
-        pass
     except BaseException:  # as Python would show it, uncaught
         traceback.print_exc()
-    finally:  # the signal came already: skip the teardown of all torch (seconds when forked)
-        _deaf()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        code = exits[-1] if exits else 1
-        os._exit(code if isinstance(code, int) else int(code is not None))
+    finally:
+        _exit_now(1)
 
 
-def _noted_exit(code: object, exits: list[object]) -> NoReturn:
-    """sys.exit, deaf to signals from here: in a real process, a signal that comes once
-    SystemExit has left main() changes nothing; here it would be raised in the fork's own
-    ending above (it was, once: a run signalled as it exited reported 1, not its code)."""
-    _deaf()
-    exits.append(code)
-    raise SystemExit(code)
-
-
-def _deaf() -> None:
-    """SIGINT and SIGTERM ignored, one already pending too (a handler that does nothing: with
-    SIG_IGN, Python would report a pending one as "ignored due to race condition")."""
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda signum, frame: None)
+def _exit_now(code: object = None) -> NoReturn:
+    """sys.exit(code) as os._exit: no teardown of all torch (seconds when forked), and no
+    unwinding through this fork's own code, where a signal that came as s2a exited would
+    be raised and change the code reported (it did once: 1, where s2a had chosen 0)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code if isinstance(code, int) else int(code is not None))  # None: 0, a message: 1
 
 
 def _killed_in_a_write(name: str, nth: int, share: float) -> None:

@@ -80,6 +80,16 @@ def test_a_term_that_starts_a_sentence_starts_with_a_capital_as_the_line_does(
     assert shipped.translate("Il est tard. La pomme dort.", glossary=TERMS).text == (
         "It's late. Apple sleeps."
     )
+    for written in (
+        "Fruit, e.g. Kappa.",
+        "At 3 p.m. Kappa time.",
+        "Dr. Kappa eats.",
+        "So... Kappa.",
+    ):
+        model_writes(written)  # not after an abbreviation or a pause
+        assert shipped.translate("Il est tard. La pomme dort.", glossary=TERMS).text == (
+            written.replace("Kappa", "apple")
+        )
 
 
 def test_a_term_first_in_the_shipped_model_s_translation_is_capitalized(shipped):

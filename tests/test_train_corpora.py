@@ -150,6 +150,18 @@ def test_a_resumed_run_already_at_its_limit_trains_nothing_and_says_so(tmp_path,
     assert {f.name: f.read_bytes() for f in out.iterdir()} == files
 
 
+def test_under_a_torchrun_of_the_user_s_only_rank_0_says_the_limit_is_reached(
+    tmp_path, corpora, monkeypatch
+):
+    out = tmp_path / "m"
+    assert train(corpora["toy"], "--out", out, "--epochs", "1", *TINY).exit_code == 0
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    for rank, lines in (("0", 1), ("1", 0)):
+        monkeypatch.setenv("RANK", rank)
+        again = train("--resume", "--out", out, "--epochs", "1", "--threads", "1")
+        assert again.exit_code == 0 and again.stderr.count("already reached") == lines, rank
+
+
 def _run_started_in(here: Path, monkeypatch) -> Path:
     """A run trained from `here` on corpus.tsv and valid.tsv given by relative paths."""
     here.mkdir()

@@ -178,7 +178,8 @@ def train(
             stored = _located(stored_run(out), out, corpora or [], valid or [])
             cfg, options, specs, valid_specs = _resumed(stored, ctx.params, given)
             if reached := _reached(out, cfg):  # before the corpora are read: nothing to train
-                _left_as_it_was(out, reached)  # (and before --nproc's workers start)
+                if _speaks_for_the_run():  # (and before --nproc's workers start)
+                    _left_as_it_was(out, reached)
                 return
         else:
             if not corpora:
@@ -235,7 +236,7 @@ def _located(stored: StoredRun, out: Path, corpora: list[Path], valid: list[Path
 
     specs, notes = located(stored.corpora, corpora, out=out)
     valid_specs, more = located(stored.valid, valid, out=out)
-    for note in notes + more if "WORLD_SIZE" not in os.environ else []:  # --nproc: said once
+    for note in notes + more if _speaks_for_the_run() else []:
         err.print(f"s2a: {note}", soft_wrap=True)
     return stored._replace(corpora=specs, valid=valid_specs)
 
@@ -290,6 +291,14 @@ def _reached(out: Path, cfg: TrainConfig) -> str:
 
     state = stored_state(out)
     return limit_reached(cfg, state) if state is not None else ""
+
+
+def _speaks_for_the_run() -> bool:
+    """Whether this process says what is said once a run: the only one, s2a's own launcher
+    (its workers start checked), or rank 0 of a torchrun the user started."""
+    if "WORLD_SIZE" not in os.environ:
+        return True
+    return os.environ.get("RANK", "0") == "0" and STOP_SAID not in os.environ
 
 
 def _left_as_it_was(out: Path, reached: str) -> None:

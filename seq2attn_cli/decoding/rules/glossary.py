@@ -36,6 +36,11 @@ if TYPE_CHECKING:
     from .pipeline import Setting
 
 STAND_IN = "Kappa"
+# a full stop that ends a sentence: not after a one-letter word ("e.g.", "p.m.", "U.S."), a
+# title ("Dr."), nor in a pause ("So... apple")
+TITLES = ("Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Mt", "vs", "cf", "No", "approx")
+SENTENCE_END = "(?:[!?]|" + "".join(rf"(?<!\b{t})" for t in TITLES) + r"(?<!\b\w)(?<!\.\.)\.)"
+SENTENCE_START = rf"(?:^|{SENTENCE_END}[\"')]?\s)\W*"  # where a sentence's first word begins
 LEFT_OVER = re.compile(rf" ?\b{STAND_IN}\w*")  # what the model wrote of it, left over
 ARTICLE = re.compile(rf"(?:\b(an?|An?) )?\b{STAND_IN}\b")  # a stand-in, an article before it
 
@@ -170,7 +175,7 @@ def _finished(text: str, stand_ins: StandIns, *, capital: bool) -> str:
     if None not in stand_ins.kept and LEFT_OVER.search(text):
         text = LEFT_OVER.sub("", text).strip()
     for english in {e for e in stand_ins.kept if e and e.islower()} if capital else ():
-        starts = re.finditer(rf"(?:^|[.!?][\"')]?\s)\W*(?={re.escape(english)}(?!\w))", text)
+        starts = re.finditer(rf"{SENTENCE_START}(?={re.escape(english)}(?!\w))", text)
         for at in [m.end() for m in starts]:
             text = text[:at] + text[at].upper() + text[at + 1 :]
     return text
