@@ -55,6 +55,16 @@ def test_an_html_paragraph_written_over_two_lines_comes_out_over_two_lines(tiny)
         assert tiny.translate_document(source, format="html", beam=1) == expected
 
 
+def test_markup_that_starts_the_line_after_a_break_is_kept(shipped):
+    for source, expected, format in [
+        ("<p>Je mange du pain.<br>\n<img src=x> Il voit le chat.</p>",
+         "<p>I eat bread.<br>\n<img src=x> He sees the cat.</p>", "html"),
+        ("Je mange du pain.  \n`x` Il voit le chat.\n",
+         "I eat bread.  \n`x` He sees the cat.\n", "markdown"),
+    ]:  # fmt: skip
+        assert shipped.translate_document(source, format=format) == expected
+
+
 def test_a_link_left_with_no_word_keeps_its_url_as_its_text(shipped):
     out = shipped.translate_document(
         "Un mot en **gras** et [italique](http://x.y/été).\n", format="markdown"

@@ -191,7 +191,15 @@ def _segments(run: _Run, limit: int | None) -> list[tuple[int, int]]:
     cores = [_core_of(run.text, s.start, s.end) for s in run.spans]
     starts = sorted({a for a in starts if not any(cs < a < ce for cs, ce in cores)})
     bounds = [0, *starts, len(run.text)]
-    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if run.text[a:b].strip()]
+    segments: list[tuple[int, int]] = []
+    blank = None  # where spaces between two sentences start: they (and what is in them, an
+    for a, b in zip(bounds, bounds[1:], strict=False):  # image after a <br>) go with the next
+        if not run.text[a:b].strip():
+            blank = a if blank is None and segments else blank
+            continue
+        segments.append((a if blank is None else blank, b))
+        blank = None
+    return segments
 
 
 def _sentences(text: str, limit: int | None) -> list[str]:
