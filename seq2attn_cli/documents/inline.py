@@ -191,9 +191,11 @@ def _segments(run: _Run, limit: int | None) -> list[tuple[int, int]]:
     cores = [_core_of(run.text, s.start, s.end) for s in run.spans]
     starts = sorted({a for a in starts if not any(cs < a < ce for cs, ce in cores)})
     bounds = [0, *starts, len(run.text)]
+    # spaces between two sentences go with the next, and so does what is in them (an image
+    # after a <br>): dropped, it was lost
     segments: list[tuple[int, int]] = []
-    blank = None  # where spaces between two sentences start: they (and what is in them, an
-    for a, b in zip(bounds, bounds[1:], strict=False):  # image after a <br>) go with the next
+    blank = None  # where such spaces start
+    for a, b in zip(bounds, bounds[1:], strict=False):
         if not run.text[a:b].strip():
             blank = a if blank is None and segments else blank
             continue

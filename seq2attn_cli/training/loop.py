@@ -107,10 +107,7 @@ def _epochs(run: Run, resume: bool, signals: StopSignals, report: Report) -> Run
         run.write_config()
     report(
         "done",
-        {
-            "reason": stop or f"trained {cfg.epochs} epoch{'s' * (cfg.epochs != 1)}",
-            **dataclasses.asdict(run.state),
-        },
+        {"reason": stop or f"trained {_epochs_said(cfg.epochs)}", **dataclasses.asdict(run.state)},
     )
     return run.state
 
@@ -186,8 +183,7 @@ def limit_reached(cfg: TrainConfig, state: RunState) -> str:
     if _steps_done(cfg, state.step):
         return f"--max-steps {cfg.max_steps} already reached (the run is at step {state.step:,})"
     if state.epoch >= cfg.epochs:
-        done = f"{state.epoch} epoch{'s' * (state.epoch != 1)} trained"
-        return f"--epochs {cfg.epochs} already reached ({done})"
+        return f"--epochs {cfg.epochs} already reached ({_epochs_said(state.epoch)} trained)"
     return ""
 
 
@@ -335,3 +331,8 @@ def _step(
 
 def _silent(event: str, info: dict[str, Any]) -> None:
     """The report callback of ranks other than 0."""
+
+
+def _epochs_said(n: int) -> str:
+    """'1 epoch', '2 epochs' (training may not import views/charts.counted)."""
+    return f"{n} epoch{'s' * (n != 1)}"

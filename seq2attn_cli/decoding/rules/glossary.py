@@ -36,8 +36,9 @@ if TYPE_CHECKING:
     from .pipeline import Setting
 
 STAND_IN = "Kappa"
-# a full stop that ends a sentence: not after a one-letter word ("e.g.", "p.m.", "U.S."), a
-# title ("Dr."), nor in a pause ("So... apple")
+# a full stop that ends an English sentence: not after a one-letter word ("e.g.", "p.m.",
+# "U.S."), a title ("Dr."), nor in a pause ("So... apple"). parts.sentences_of cuts French and
+# knows an end by the capital after it; here the word after is the term, still in lower case.
 TITLES = ("Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Mt", "vs", "cf", "No", "approx")
 SENTENCE_END = "(?:[!?]|" + "".join(rf"(?<!\b{t})" for t in TITLES) + r"(?<!\b\w)(?<!\.\.)\.)"
 SENTENCE_START = rf"(?:^|{SENTENCE_END}[\"')]?\s)\W*"  # where a sentence's first word begins
