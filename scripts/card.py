@@ -4,7 +4,7 @@ Usage: python scripts/card.py MODEL PREVIOUS SET.tsv [SET.tsv ...] [--noisy TATO
        [--work DIR] > figures.md
 
 Each SET is French<TAB>English (as `s2a evaluate` reads it by default), named by its file
-name. Every figure is measured as a user gets it: `s2a evaluate --compare` (beam 5, int8,
+name; a malformed line is skipped everywhere, as `--skip-bad` skips it. Every figure is measured as a user gets it: `s2a evaluate --compare` (beam 5, int8,
 `--skip-bad`) for the scores, `s2a translate` for the phrases and the sample sentences, both
 models side by side on the same day. `--noisy` adds that set with its French accents stripped
 and in lower case (the issue's "within 2 BLEU of clean"). The phrases are judged against the
@@ -19,6 +19,8 @@ import subprocess
 import sys
 import unicodedata
 from pathlib import Path
+
+from seq2attn_cli.data.reading import read_pairs
 
 S2A = Path(sys.executable).with_name("s2a")
 BUCKETS = ("1-5", "6-10", "11-15", "16-20", "21-30", "31+")
@@ -70,7 +72,7 @@ def evaluated(test: Path, model: Path, previous: Path) -> list[dict]:
 
 def noisy(test: Path, work: Path) -> list[Path]:
     """`test` with its French accents stripped, and in lower case (references untouched)."""
-    pairs = [line.rstrip("\n").split("\t") for line in test.open(encoding="utf-8")]
+    pairs, _ = read_pairs(test)
 
     def bare(text: str) -> str:
         return "".join(
@@ -87,9 +89,8 @@ def noisy(test: Path, work: Path) -> list[Path]:
 
 def samples(test: Path, n: int = 10, most_words: int = 30) -> list[tuple[str, str]]:
     """Every k-th pair of `most_words` French words or fewer: n of them, spread over the set."""
-    pairs = [tuple(line.rstrip("\n").split("\t")[:2]) for line in test.open(encoding="utf-8")]
-    short = [p for p in pairs if len(p[0].split()) <= most_words]
-    return short[:: max(1, len(short) // n)][:n]  # type: ignore[return-value]
+    short = [p for p in read_pairs(test)[0] if len(p[0].split()) <= most_words]
+    return short[:: max(1, len(short) // n)][:n]
 
 
 def row(*cells: object) -> str:

@@ -91,6 +91,8 @@ def test_a_url_is_written_once_even_when_the_model_writes_its_stand_in_twice(shi
     assert len(target_words) - 1 == len(t.text.split())  # the tokens' words are the text's
     model_writes("See URL for URL.")
     assert shipped.translate(f"Voir {URL}.").text == f"See {URL} for."  # its full stop kept
+    model_writes("See URL/URL.")  # one word, more stand-ins than URLs: out with what joins them
+    assert shipped.translate(f"Voir {URL}.").text == f"See {URL}."
 
 
 def test_a_garbled_stand_in_is_written_as_the_url_not_beside_it(shipped, model_writes):

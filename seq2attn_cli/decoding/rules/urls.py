@@ -235,16 +235,16 @@ def _found_again(
 
 def _taken(word: str, urls: list[str | None], stand_ins: StandIns) -> str:
     """A target word holding stand-ins with `urls` in their place, in order (None: the line's
-    own word URL), any left over out; a garbled one ("(RLL).") is its letters."""
+    own word URL), any left over out with the marks joining it to the one before ("URL/URL."
+    -> "https://x.fr."); a garbled one ("(RLL).") is its letters."""
     if not stand_ins.pattern.search(word):
         return LETTERS.sub(lambda _: urls[0] or stand_ins.word, word, count=1)
-    given = iter(urls)
-
-    def one(m: re.Match[str]) -> str:
-        url = next(given, "")
-        return m.group() if url is None else url
-
-    return stand_ins.pattern.sub(one, word)
+    out, at = [], 0
+    for n, m in enumerate(stand_ins.pattern.finditer(word)):
+        if n < len(urls):
+            out += [word[at : m.start()], m.group() if urls[n] is None else urls[n]]
+        at = m.end()
+    return "".join(out) + word[at:]
 
 
 def _target(

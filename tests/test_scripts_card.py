@@ -1,0 +1,30 @@
+"""scripts/card.py: the sets a model card is measured on are read as `s2a evaluate` reads them."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+SCRIPT = Path(__file__).parent.parent / "scripts" / "card.py"
+SET = "Élève à l'école.\tA pupil at school.\na line without a tab\nBonjour !\tHello!\n"
+
+
+def _card():
+    """scripts/card.py as a module (it is a script, not part of the package)."""
+    spec = importlib.util.spec_from_file_location("card", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_card_skips_a_malformed_line_as_evaluate_skip_bad_does(tmp_path: Path):
+    test = tmp_path / "set.tsv"
+    test.write_text(SET, encoding="utf-8")
+    card = _card()
+    pairs = [("Élève à l'école.", "A pupil at school."), ("Bonjour !", "Hello!")]
+    assert card.samples(test) == pairs
+    stripped, lower = card.noisy(test, tmp_path)
+    assert stripped.read_text(encoding="utf-8") == (
+        "Eleve a l'ecole.\tA pupil at school.\nBonjour !\tHello!\n"  # references untouched
+    )
+    assert lower.read_text(encoding="utf-8").startswith("élève à l'école.\tA pupil at school.\n")
