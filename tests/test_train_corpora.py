@@ -114,6 +114,39 @@ def test_resume_needs_no_corpus_and_refuses_flags_that_contradict_the_run(tmp_pa
     assert same.exit_code == 0, same.output  # repeating the stored value is fine
 
 
+def test_resume_keeps_the_stored_limits_it_is_not_given(tmp_path, corpora):
+    out = tmp_path / "m"
+    first = train(corpora["toy"], "--out", out, "--max-steps", "3", "--epochs", "7",
+                  "--save-every", "2", "--patience", "5", *TINY)  # fmt: skip
+    assert first.exit_code == 0, first.output
+    resumed = train("--resume", "--out", out, "--max-steps", "4", "--threads", "1")
+    assert resumed.exit_code == 0, resumed.output
+    stored = json.loads((out / "config.json").read_text())["training"]
+    assert (stored["max_steps"], stored["epochs"], stored["save_every"], stored["patience"]) == (
+        4,
+        7,
+        2,
+        5,  # not the defaults: --resume continues the run as stored
+    )
+
+
+def test_a_run_that_stopped_early_goes_on_with_a_higher_patience(tmp_path, corpora):
+    out = tmp_path / "m"
+    # lr 0: no epoch beats the first, so the second one ends the run (patience 1)
+    first = train(corpora["toy"], "--out", out, "--lr", "0", "--patience", "1", *TINY)
+    assert first.exit_code == 0 and "early stopping" in first.stderr, first.output
+    config = json.loads((out / "config.json").read_text())
+    assert len(config["epochs"]) == 2
+    again = train("--resume", "--out", out, "--threads", "1")
+    assert again.exit_code == 0 and "--patience 1 already reached (1 epoch without" in again.stderr
+    more = train("--resume", "--out", out, "--threads", "1", "--patience", "3",
+                 "--lr-patience", "5", "--epochs", "3")  # fmt: skip
+    assert more.exit_code == 0, more.output
+    config = json.loads((out / "config.json").read_text())
+    assert len(config["epochs"]) == 3 and config["training"]["patience"] == 3
+    assert "already reached" not in more.stderr and "early stopping" not in more.stderr
+
+
 def table_steps(stderr: str) -> list[int]:
     """The step of each row of the validation table a run ends with."""
     rows = [line.split("│")[1:-1] for line in stderr.splitlines() if line.startswith("│")]

@@ -42,7 +42,8 @@ MODEL = {
     if f.init and f.default is not dataclasses.MISSING
 }
 CORPUS = CorpusSpec(path="")
-RESUMABLE_LIMITS = {"epochs", "max_steps", "max_time", "save_every"}  # --resume may change
+# what --resume may change: the limits, the plateau rules and --save-every; the rest is the run
+RESUMABLE = {"epochs", "max_steps", "max_time", "patience", "lr_patience", "save_every"}
 NOT_STORED = {"out", "resume", "nproc", "device", "threads", "debug", "init"}
 
 
@@ -117,8 +118,11 @@ def train(
     lr: Annotated[float, typer.Option(min=0.0)] = TRAIN.lr,
     label_smoothing: Annotated[float, typer.Option(min=0.0, max=0.99)] = TRAIN.label_smoothing,
     patience: Annotated[
-        int, typer.Option(min=1, help="Validations without gain before stopping.")
+        int, typer.Option(min=1, help="Epochs without a better validation BLEU before stopping.")
     ] = TRAIN.patience,
+    lr_patience: Annotated[
+        int, typer.Option(min=1, help="Epochs without a better validation BLEU before lr halves.")
+    ] = TRAIN.lr_patience,
     save_every: Annotated[
         int, typer.Option(min=1, help="Steps between resume checkpoints.")
     ] = TRAIN.save_every,
@@ -268,18 +272,18 @@ def _resumed(stored: StoredRun, params: dict[str, Any], given: set[str]) -> tupl
         "src_col": ",".join(str(s.src_col) for s in specs),
         "tgt_col": ",".join(str(s.tgt_col) for s in specs),
     }  # fmt: skip
-    for name in sorted(given - RESUMABLE_LIMITS - NOT_STORED):
+    for name in sorted(given - RESUMABLE - NOT_STORED):
         value, stored_value = params[name], now.get(name)
         if not _same(value, stored_value):
             flag = "--" + name.replace("_", "-") if name != "corpora" else "CORPUS"
             fail(
                 f"{flag} {_shown(value)} contradicts the run stored in the model directory "
                 f"({_shown(stored_value)}); --resume continues it as stored: only the limits "
-                "(--epochs, --max-steps, --max-time), --save-every and where it runs (--device, "
-                "--threads, --nproc) may change"
+                "(--epochs, --max-steps, --max-time), the plateau rules (--patience, "
+                "--lr-patience), --save-every and where it runs (--device, --threads, --nproc) "
+                "may change"
             )
-    limits = {k: params[k] for k in RESUMABLE_LIMITS}
-    cfg = dataclasses.replace(cfg, **limits)
+    cfg = dataclasses.replace(cfg, **{k: params[k] for k in RESUMABLE & given})  # others: stored
     options = {k: getattr(model_config, k) for k in MODEL}
     return cfg, options, specs, valid_specs
 

@@ -184,6 +184,9 @@ def limit_reached(cfg: TrainConfig, state: RunState) -> str:
         return f"--max-steps {cfg.max_steps} already reached (the run is at step {state.step:,})"
     if state.epoch >= cfg.epochs:
         return f"--epochs {cfg.epochs} already reached ({_epochs_said(state.epoch)} trained)"
+    if state.bad_epochs >= cfg.patience:  # it stopped early; a higher --patience goes on
+        return (f"--patience {cfg.patience} already reached ({_epochs_said(state.bad_epochs)} "
+                "without a better validation BLEU)")  # fmt: skip
     return ""
 
 
