@@ -126,6 +126,24 @@ def test_a_full_disk_under_stdout_is_one_line_naming_it(tiny_model, tmp_path, ar
     assert err.splitlines()[-1] == "s2a: error: standard output: No space left on device", err
 
 
+@pytest.mark.parametrize(
+    "closed, args, said",
+    [
+        (1, ["translate", "je mange pain"], "standard output: Bad file descriptor"),  # `>&-`
+        (1, ["--help"], "standard output: Bad file descriptor"),  # as `cat --help >&-` says
+        (0, ["translate"], "Bad file descriptor: 'standard input'"),  # `<&-`, nothing to read
+    ],
+)
+def test_a_closed_stdout_or_stdin_is_one_line_naming_it(tiny_model, closed, args, said):
+    model = ["--model", str(tiny_model)] if args[0] != "--help" else []
+    proc = subprocess.run(
+        [sys.executable, "-m", "seq2attn_cli", *args, *model], stderr=subprocess.PIPE,
+        preexec_fn=lambda: os.close(closed), timeout=120, env=ENV,
+    )  # fmt: skip
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and err.count("\n") == 1 and said in err, err
+
+
 def test_ctrl_c_ends_cleanly_at_any_moment(tiny_model, tmp_path):
     big = tmp_path / "big.txt"
     big.write_bytes(b"je mange pain\nil voit chat\n" * 20_000)
@@ -304,11 +322,3 @@ def test_translate_fuzz_n_lines_in_n_lines_out(translator, parts, repeat):
         assert t.text == "" if not clean(line) else len(t.source) <= translator.max_chars
         if len(clean(line)) > translator.max_chars:
             assert t.truncated
-
-
-def test_help_with_stdout_closed_is_no_traceback():
-    proc = subprocess.run(  # `s2a --help >&-`: Python's sys.stdout is None
-        [sys.executable, "-m", "seq2attn_cli", "--help"],
-        stderr=subprocess.PIPE, timeout=120, env=ENV, preexec_fn=lambda: os.close(1),
-    )  # fmt: skip
-    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr

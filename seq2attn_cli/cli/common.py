@@ -3,6 +3,7 @@ fails (one line on stderr, exit 2) or is interrupted (exit 130)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -47,8 +48,10 @@ class Group(TyperGroup):
         """Run a command; turn Click's usage box (several lines, in colour) into one line."""
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
-        if sys.stdout is not None and not isinstance(sys.stdout, NamedStdout):  # None: `>&-`
-            sys.stdout = NamedStdout(sys.stdout)
+        if sys.stdin is None:  # `<&-`: Python sets a closed stream to None
+            sys.stdin = Closed(STDIN)
+        if not isinstance(sys.stdout, NamedStdout):
+            sys.stdout = NamedStdout(Closed(STDOUT) if sys.stdout is None else sys.stdout)
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except typer.Abort:
@@ -214,6 +217,27 @@ def handled(debug: bool):
 
 
 STDOUT = "standard output"  # the name a failed write to stdout gives (`> /dev/full`)
+STDIN = "standard input"
+
+
+class Closed:
+    """A standard stream the shell closed (`>&-`, `<&-`): no terminal, and any use of it an
+    OSError naming it, as `cat` says "Bad file descriptor" (Python leaves such a stream None,
+    and s2a failed on None.isatty())."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def isatty(self) -> bool:
+        """Not a terminal: no colour, no prompt."""
+        return False
+
+    def flush(self) -> None:
+        """Nothing: nothing could be written (Python flushes stdout at exit, after the error)."""
+
+    def __getattr__(self, attr: str) -> Any:
+        """Reading or writing it (read, write, buffer, fileno...): the error naming it."""
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF), self.name)
 
 
 class NamedStdout:
