@@ -76,8 +76,8 @@ def test_a_term_that_starts_a_sentence_starts_with_a_capital_as_the_line_does(
     assert shipped.translate("la banque dort.", glossary=said).text == "ECB sleeps."
     model_writes("I eat the Kappa.")
     assert shipped.translate("Je mange la pomme.", glossary=TERMS).text == "I eat the apple."
-    model_writes("It's late. Kappa sleeps.")  # as any sentence of the line starts
-    assert shipped.translate("Il est tard. La pomme dort.", glossary=TERMS).text == (
+    model_writes("It's late. Kappa sleeps.")  # as any sentence of the translation starts
+    assert shipped.translate("Il est tard, la pomme dort.", glossary=TERMS).text == (
         "It's late. Apple sleeps."
     )
     for written in (
@@ -87,7 +87,7 @@ def test_a_term_that_starts_a_sentence_starts_with_a_capital_as_the_line_does(
         "So... Kappa.",
     ):
         model_writes(written)  # not after an abbreviation or a pause
-        assert shipped.translate("Il est tard. La pomme dort.", glossary=TERMS).text == (
+        assert shipped.translate("Il est tard, la pomme dort.", glossary=TERMS).text == (
             written.replace("Kappa", "apple")
         )
 

@@ -1,4 +1,5 @@
-"""A line longer than the model translates well is translated whole, in parts (parts.py)."""
+"""A line is translated whole, sentence by sentence, and a sentence longer than the model
+translates well in parts (parts.py)."""
 
 from __future__ import annotations
 
@@ -87,6 +88,24 @@ def test_a_long_line_is_translated_whole_each_part_as_alone(translator):
     assert whole.text == " ".join(t.text for t in alone)
 
 
+def test_every_sentence_of_a_short_line_is_translated(shipped):
+    # whole, the embedded model wrote "The store is closed." and nothing of the second one
+    t = shipped.translate("Le magasin est fermé. Revenez lundi.")
+    assert t.parts == 2 and t.text == "The store is closed. Come back on Monday."
+    three = "Il pleut. Il fait froid. Où est la gare ?"
+    assert shipped.translate(three).text == " ".join(
+        t.text for t in shipped.translate(["Il pleut.", "Il fait froid.", "Où est la gare ?"])
+    )
+
+
+def test_inspect_refuses_a_line_of_sentences_and_names_them(tiny_model):
+    got = CliRunner().invoke(
+        app, ["inspect", "Je mange. Il voit chat.", "--model", str(tiny_model)]
+    )
+    assert got.exit_code == 2 and got.stderr.count("\n") == 1
+    assert "2 sentences" in got.stderr and "Je mange. | Il voit chat." in got.stderr
+
+
 def test_the_attention_of_a_line_in_parts_is_one_block_per_part(translator):
     whole = translator.translate(LONG, beam=2)
     alone = translator.translate(
@@ -103,8 +122,9 @@ def test_the_attention_of_a_line_in_parts_is_one_block_per_part(translator):
     assert whole.alignment and whole.word_attention[0]
 
 
-def test_inspect_refuses_a_line_in_parts_and_says_why(tiny_model):
-    got = CliRunner().invoke(app, ["inspect", LONG, "--model", str(tiny_model)])
+def test_inspect_refuses_a_sentence_in_parts_and_says_why(tiny_model):
+    one = ", ".join(["je mange pain rouge"] * 24) + "."  # one sentence, over 70 pieces
+    got = CliRunner().invoke(app, ["inspect", one, "--model", str(tiny_model)])
     assert got.exit_code == 2
     assert "s2a translates it in" in got.stderr and "inspect one part at a time" in got.stderr
 

@@ -18,6 +18,7 @@ from ...config import BOS, DECODE, EOS, PAD, UNK
 from ...data.reading import normalize
 from ...model.seq2seq import Encoded, output_log_probs
 from ..rules.clean import clean
+from ..rules.parts import sentences_of
 from ..rules.pipeline import FORCED, Pipeline
 from ..translator import EOS_PIECE, Translation, Translator
 from .alignment import WORD_START
@@ -136,6 +137,11 @@ def _one_part(
 ) -> list[int]:
     """The source ids of a line; a line translated in parts or empty is refused."""
     (line,) = translator.pipeline(glossary).read([source])
+    if len(sentences := sentences_of(source)) > 1:  # each translated alone: no one attention
+        raise ValueError(
+            f"{len(sentences)} sentences, which s2a translates one at a time; inspect one "
+            f"sentence at a time: {' | '.join(sentences)}"
+        )
     if len(line.parts) > 1:
         raise ValueError(
             f"too long to translate as one sentence: s2a translates it in {len(line.parts)} "
