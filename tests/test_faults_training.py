@@ -146,6 +146,30 @@ def test_kill_9_at_any_byte_of_any_save_leaves_whole_files_that_resume(tmp_path)
             Translator.load(out)
 
 
+def test_what_resume_changed_is_stored_before_a_kill_9(tmp_path, corpus):
+    out = tmp_path / "model"
+    first = [
+        "train",
+        str(corpus),
+        "--out",
+        str(out),
+        *TINY,
+        "--save-every",
+        "2",
+        "--max-steps",
+        "2",
+    ]
+    assert s2a(*first).returncode == 0
+    again = ["--resume", "--epochs", "50", "--max-steps", "0", "--patience", "9"]
+    proc = start("train", "--out", str(out), *TINY, "--save-every", "2", *again,
+                 stdin=subprocess.DEVNULL)  # fmt: skip
+    wait_for_step(proc, out, 4)
+    proc.kill()  # kill -9: no validation, no end of run wrote config.json
+    proc.communicate(timeout=60)
+    stored = ckpt.read_json(out / "config.json")["training"]
+    assert (stored["patience"], stored["epochs"], stored["max_steps"]) == (9, 50, 0)
+
+
 def test_ctrl_c_during_training_saves_and_exits_130(tmp_path, corpus):
     out = tmp_path / "model"
     proc = start("train", str(corpus), "--out", str(out), *TINY, "--save-every", "4",

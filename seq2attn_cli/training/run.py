@@ -199,6 +199,8 @@ def start_run(
         ckpt.save_parameters(out / ckpt.PARAMETERS, model)  # loadable from the first moment on
         run.save()  # and resumable
         distributed.barrier()  # the other ranks may now read the subwords (see _pieces)
+    elif main:  # the limits --resume changed, stored now: a kill -9 before the next
+        run.write_config()  # validation would have left the old ones for the next --resume
     if distributed.world() > 1:  # after the barrier: wrapping is collective too
         ids = [device.index] if device.type == "cuda" else None
         run.net = torch.nn.parallel.DistributedDataParallel(model, device_ids=ids)
