@@ -55,7 +55,7 @@ def test_two_process_training_shards_batches_and_writes_one_model(tmp_path, toy_
     assert first["examples"] > 0 and second["examples"] > 0  # both ranks took part
     assert first["index_sum"] != second["index_sum"]  # on different batches
     # the run resumes under two processes too, counting steps from the start
-    resumed = train_two(toy_corpus, out, "--resume")
+    resumed = train_two(toy_corpus, out, "--resume", "--max-steps", "0")  # 0: no limit now
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert "resumed at step 6" in resumed.stderr
     assert json.loads((out / "config.json").read_text())["steps"] > 6

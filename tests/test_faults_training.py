@@ -507,8 +507,8 @@ def test_disk_full_mid_training_keeps_the_last_checkpoint(tmp_path, corpus, monk
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
-    args = ["train", str(corpus), "--out", str(out), "--resume", "--epochs", "1",
-            "--save-every", "3", "--device", "cpu", "--threads", "1"]  # fmt: skip
+    args = ["train", str(corpus), "--out", str(out), "--resume", "--epochs", "1", "--max-steps",
+            "0", "--save-every", "3", "--device", "cpu", "--threads", "1"]  # fmt: skip
     result = runner.invoke(app, args)
     monkeypatch.undo()
     assert result.exit_code == 2, result.output
