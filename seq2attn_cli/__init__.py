@@ -38,13 +38,15 @@ def load(
 
     from .decoding.search.batched import side_by_side
     from .decoding.translator import Translator
+    from .model.device import pick_device
 
     if threads > 0:
         torch.set_num_threads(threads)
-    on_cpu = torch.device(device).type == "cpu"
+    where = pick_device(device)  # "cuda" without one: a ValueError that says so
+    on_cpu = where.type == "cpu"
     return Translator.load(
         model,
-        device=torch.device(device),
+        device=where,
         quantized=quantized,
         threads=side_by_side(threads) if on_cpu else 1,
     )

@@ -8,8 +8,10 @@ import sys
 from importlib.metadata import version
 
 import pytest
+import torch
 
 import seq2attn_cli as s2a
+from seq2attn_cli.align.aligner import align
 from seq2attn_cli.checkpoint import EMBEDDED
 from seq2attn_cli.errors import ModelError
 
@@ -51,6 +53,54 @@ def test_a_str_is_one_sentence_and_a_list_gives_a_list(tr) -> None:
 def test_anything_else_is_a_type_error_that_says_what_it_got(tr, wrong, named) -> None:
     with pytest.raises(TypeError, match="takes a str .* or a list of str, not " + named):
         tr.translate(wrong)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "said"),
+    [
+        (
+            lambda tr: tr.translate("je", beam=1.5),
+            TypeError,
+            "beam must be a whole number, not float",
+        ),
+        (
+            lambda tr: tr.translate("je", beam="5"),
+            TypeError,
+            "beam must be a whole number, not str",
+        ),
+        (lambda tr: tr.translate("je", batch_size=0), ValueError, "batch_size must be at least 1"),
+        (
+            lambda tr: tr.translate("je", glossary=["chat"]),
+            TypeError,
+            "glossary must map .* not list",
+        ),
+        (lambda tr: tr.translate_document(5), TypeError, "takes a str .*, not int"),
+        (lambda tr: tr.translate_document(b"je"), TypeError, "takes a str .*, not bytes"),
+        (lambda tr: tr.translate_document("je", beam=0), ValueError, "beam must be at least 1"),
+        (lambda tr: align(tr, [("je", "I")], method="best"), ValueError, "one of argmax, .*'best'"),
+    ],  # fmt: skip
+)
+def test_a_wrong_argument_is_an_error_that_names_it(tr, call, error, said) -> None:
+    with pytest.raises(error, match=said):
+        call(tr)
+
+
+def test_a_device_that_is_not_there_is_a_value_error_that_says_so(tiny_model) -> None:
+    with pytest.raises(ValueError, match="device must be auto, cpu, cuda or mps, not 'gpu'"):
+        s2a.load(tiny_model, device="gpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="device cuda: no CUDA device is available"):
+            s2a.load(tiny_model, device="cuda")
+    assert s2a.load(tiny_model, device="auto").translate("je").text
+
+
+def test_documents_take_a_glossary_as_lines_do(tr) -> None:
+    line = tr.translate("il voit chat", glossary={"chat": "Kitty"}).text
+    assert "Kitty" in line
+    page = tr.translate_document("<p>il voit chat</p>", format="html", glossary={"chat": "Kitty"})
+    assert page == f"<p>{line}</p>"
+    with pytest.raises(TypeError, match="glossary must map"):
+        tr.translate_document("il voit chat", glossary="chat\tKitty")
 
 
 def test_a_translation_carries_tokens_score_attention_and_alignment(tr) -> None:

@@ -50,7 +50,7 @@ def align(
     translator: Translator,
     pairs: list[tuple[str, str]],
     *,
-    method: Method = METHODS[DEFAULT],
+    method: str = DEFAULT,
     head: AlignHead | None = None,
     batch_size: int = DECODE.align_batch_size,
 ) -> list[Alignment]:
@@ -61,13 +61,15 @@ def align(
         raise ValueError("the model has no attention (--attention none): it cannot align words")
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     src = read(translator, [s for s, _ in pairs])
     tgt = read(translator, [t for _, t in pairs])
     todo = [n for n, (s, t) in enumerate(zip(src, tgt, strict=True)) if s.ids and t.ids]
 
     def aligned(k: int, pair: Forced) -> Alignment:  # on the batch's thread (forced.py)
         n = todo[k]
-        return _aligned(*pairs[n], src[n], tgt[n], pair, method, head)
+        return _aligned(*pairs[n], src[n], tgt[n], pair, METHODS[method], head)
 
     done = forced(
         translator,

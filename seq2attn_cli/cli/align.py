@@ -127,7 +127,7 @@ def _align_all(
         found = align(
             translator,
             [pair for pair, _ in part],
-            method=METHODS.get(method, METHODS[DEFAULT]),
+            method=method if method in METHODS else DEFAULT,  # `head`: links off the head
             head=head,
             batch_size=batch_size,
         )

@@ -317,22 +317,14 @@ def setup_torch(device: str, threads: int) -> Any:
     with interrupts_held():
         import torch
 
+    from ..model.device import pick_device
+
     if threads > 0:
         torch.set_num_threads(threads)
-    if device == "auto":
-        if torch.cuda.is_available():
-            device = "cuda"
-        elif torch.backends.mps.is_available():
-            device = "mps"
-        else:
-            device = "cpu"
-    if device not in ("cpu", "cuda", "mps") and not device.startswith("cuda:"):
-        fail(f"--device must be auto, cpu, cuda or mps, not {device!r}")
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        fail("--device cuda: no CUDA device is available")
-    if device == "mps" and not torch.backends.mps.is_available():
-        fail("--device mps: MPS is not available")
-    return torch.device(device)
+    try:
+        return pick_device(device)
+    except ValueError as error:
+        fail(f"--{error}")
 
 
 def model_dir(given: Path | None, *, option: str = "--model") -> Path:

@@ -124,8 +124,7 @@ class Translator:
             raise TypeError(
                 f"translate() takes a str (one sentence) or a list of str, not {_describe(texts)}"
             )
-        if beam < 1 or batch_size < 1:
-            raise ValueError(f"beam and batch_size must be at least 1, not {beam} and {batch_size}")
+        _check_counts(beam=beam, batch_size=batch_size)
         rules = self.pipeline(glossary)
         lines = rules.read(list(texts))
         todo = [(n, part) for n, line in enumerate(lines) for part in line.parts]
@@ -144,6 +143,11 @@ class Translator:
 
     def pipeline(self, glossary: Mapping[str, str] | None = None) -> Pipeline:
         """The rules around the search (rules/pipeline.py), with the glossary's if one is given."""
+        if glossary is not None and not isinstance(glossary, Mapping):
+            raise TypeError(
+                f"glossary must map French terms to English ones (a dict), not "
+                f"{type(glossary).__name__}"
+            )
         if not glossary:
             return self.rules
         return Pipeline(setting=dataclasses.replace(self.setting, glossary=glossary))
@@ -158,12 +162,22 @@ class Translator:
         )
 
     def translate_document(
-        self, text: str, *, format: str = "text", beam: int = DECODE.beam
+        self,
+        text: str,
+        *,
+        format: str = "text",
+        beam: int = DECODE.beam,
+        glossary: Mapping[str, str] | None = None,
     ) -> str:
         """Translate a document (documents.FORMATS): its structure kept, its tags placed."""
         from ..documents import translate_document  # documents imports decoding, not back
 
-        return translate_document(self, text, format=format, beam=beam)
+        if not isinstance(text, str):
+            raise TypeError(
+                f"translate_document() takes a str (the document), not {type(text).__name__}"
+            )
+        _check_counts(beam=beam)
+        return translate_document(self, text, format=format, beam=beam, glossary=glossary)
 
     def searched(self, ids: list[int], hyp: Hypothesis) -> tuple[Translation, list[Translation]]:
         """What the search wrote for source `ids`, before the rules: its best translation and
@@ -190,6 +204,15 @@ def precision(device: torch.device, *, quantized: bool) -> str:
     CUDA and MPS decode in float32 (quantized ops are CPU-only).
     """
     return "int8" if device.type == "cpu" and quantized else "float32"
+
+
+def _check_counts(**counts: Any) -> None:
+    """Each count (beam, batch_size) a whole number of at least 1: TypeError or ValueError."""
+    for name, value in counts.items():
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{name} must be a whole number, not {type(value).__name__} {value!r}")
+        if value < 1:
+            raise ValueError(f"{name} must be at least 1, not {value}")
 
 
 def _describe(value: Any) -> str:

@@ -58,9 +58,16 @@ def unreadable(text: str, *, format: str) -> list[str]:
     return srt.unreadable(text) if format == "srt" else []
 
 
-def translate_document(translator: Any, text: str, *, format: str, beam: int = DECODE.beam) -> str:
+def translate_document(
+    translator: Any,
+    text: str,
+    *,
+    format: str,
+    beam: int = DECODE.beam,
+    glossary: Mapping[str, str] | None = None,
+) -> str:
     """A document translated: its structure kept, its sentences translated, its tags placed."""
-    return translated(translator, text, format=format, beam=beam).text
+    return translated(translator, text, format=format, beam=beam, glossary=glossary).text
 
 
 class Translated(NamedTuple):
