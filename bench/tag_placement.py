@@ -32,7 +32,7 @@ from seq2attn_cli.align.methods import shared
 from seq2attn_cli.checkpoint import EMBEDDED
 from seq2attn_cli.decoding.translation import Translation
 from seq2attn_cli.decoding.translator import Translator
-from seq2attn_cli.documents import READERS, placement, translate_document
+from seq2attn_cli.documents import READERS, placement, translated
 from seq2attn_cli.documents.inline import sources
 
 TUNING = Path(__file__).with_name("tag_placement.tsv")
@@ -241,7 +241,7 @@ def main() -> None:
         placement.links = rule
         tallies[name] = {}
         for row in rows:
-            out = translate_document(translator, row.source, format="html", beam=args.beam)
+            out = translated(translator, row.source, format="html", beam=args.beam).text
             for k, (opening, expected) in enumerate(zip(row.tags, row.expected, strict=True)):
                 verdict = judge(out, opening, expected)
                 for category in {row.category, "all"}:

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.decoding.translator import Translator
-from seq2attn_cli.documents import FORMATS, format_of, placement, translate_document
+from seq2attn_cli.documents import FORMATS, format_of, placement, translated
 from seq2attn_cli.errors import DocumentError
 
 PAGE = """<!DOCTYPE html>
@@ -267,7 +267,7 @@ def test_binary_or_huge_documents_are_one_line_errors(tiny_model, tmp_path):
         assert message in result.stderr and str(path) in result.stderr
         assert len(result.stderr.strip().split("\n")) == 1 and "Traceback" not in result.stderr
     with pytest.raises(DocumentError, match="not text"):
-        translate_document(None, "\x00\x01" * 100, format="html")
+        translated(None, "\x00\x01" * 100, format="html")
 
 
 def test_the_cli_picks_the_format_from_the_extension(tiny_model, tmp_path):

@@ -252,10 +252,10 @@ def test_format_html_translates_as_the_documents_core_does_and_says_how_sure(
 
 @pytest.mark.parametrize("name", DOCUMENTS)
 def test_a_document_file_comes_back_translated_in_its_format(client, translator, name) -> None:
-    from seq2attn_cli.documents import translate_document
+    from seq2attn_cli.documents import translated
 
     form, text = DOCUMENTS[name]
     sent = client.post("/translate_file", files={"file": (name, text.encode())})
     got = client.get(sent.json()["translatedFileUrl"])
-    assert got.text == translate_document(translator, text, format=form, beam=5)
+    assert got.text == translated(translator, text, format=form, beam=5).text
     assert got.headers["content-disposition"] == f'attachment; filename="{name}"'

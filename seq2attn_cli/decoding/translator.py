@@ -170,14 +170,14 @@ class Translator:
         glossary: Mapping[str, str] | None = None,
     ) -> str:
         """Translate a document (documents.FORMATS): its structure kept, its tags placed."""
-        from ..documents import translate_document  # documents imports decoding, not back
+        from ..documents import translated  # documents imports decoding, not back
 
         if not isinstance(text, str):
             raise TypeError(
                 f"translate_document() takes a str (the document), not {type(text).__name__}"
             )
         _check_counts(beam=beam)
-        return translate_document(self, text, format=format, beam=beam, glossary=glossary)
+        return translated(self, text, format=format, beam=beam, glossary=glossary).text
 
     def searched(self, ids: list[int], hyp: Hypothesis) -> tuple[Translation, list[Translation]]:
         """What the search wrote for source `ids`, before the rules: its best translation and

@@ -2,8 +2,8 @@
 structure kept and their inline markup placed by attention.
 
 Each format has a module that reads a document into chunks (chunks.py): what is written as
-it was, and the runs of text to translate. translate_document translates every sentence of
-a document in one call and writes it back. Imports no torch: the translator is passed in.
+it was, and the runs of text to translate. `translated` translates every sentence of a
+document in one call and writes it back. Imports no torch: the translator is passed in.
 """
 
 from __future__ import annotations
@@ -56,18 +56,6 @@ def format_of(path: str | Path) -> str:
 def unreadable(text: str, *, format: str) -> list[str]:
     """What of a document its reader kept as given because it could not read it: one note each."""
     return srt.unreadable(text) if format == "srt" else []
-
-
-def translate_document(
-    translator: Any,
-    text: str,
-    *,
-    format: str,
-    beam: int = DECODE.beam,
-    glossary: Mapping[str, str] | None = None,
-) -> str:
-    """A document translated: its structure kept, its sentences translated, its tags placed."""
-    return translated(translator, text, format=format, beam=beam, glossary=glossary).text
 
 
 class Translated(NamedTuple):
