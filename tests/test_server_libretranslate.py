@@ -189,6 +189,7 @@ def test_over_the_request_limit_a_client_gets_429_slowdown(translator) -> None:
             assert c.post("/translate", json={"q": LINES[0], "source": "fr"}).status_code == 200
         slow = c.post("/detect", json={"q": LINES[0]})
         assert slow.status_code == 429 and slow.json() == {"error": "Slowdown: 2 per 1 minute"}
+        assert c.post("/steps", json={"q": LINES[0]}).status_code == 429  # it decodes too
         assert c.get("/languages").status_code == 200  # as LibreTranslate: not counted
 
 

@@ -175,7 +175,9 @@ def create_app(
     page = files("seq2attn_cli.serve").joinpath("web/index.html").read_text(encoding="utf-8")
     walk_page = files("seq2attn_cli.serve").joinpath("web/walk.html").read_text(encoding="utf-8")
     walked = [(name, translator), *([compare] if compare else [])]
-    steps = steps_route(walked, limits=limits, key=api_key, beam=beam, pool=batcher.pool)
+    steps = steps_route(
+        walked, limits=limits, key=api_key, beam=beam, pool=batcher.pool, rate=service.rate
+    )
 
     async def languages_route(request: Request) -> JSONResponse:
         return JSONResponse(language_list(languages))

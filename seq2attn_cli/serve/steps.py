@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse
 
 from ..decoding.explain.walk import walk
 from ..decoding.translator import Translator
-from .fields import Limits, Refused, json_object, read_body
+from .fields import Limits, RateLimit, Refused, json_object, read_body
 
 
 def steps_route(
@@ -23,11 +23,13 @@ def steps_route(
     key: str | None,
     beam: int,
     pool: ThreadPoolExecutor,
+    rate: RateLimit,
 ) -> Callable[[Request], Awaitable[JSONResponse]]:
     """The /steps handler; it decodes in `pool`, the search thread, so torch's threads are
-    never shared between two searches."""
+    never shared between two searches; a request counts towards --req-limit as any other."""
 
     async def steps(request: Request) -> JSONResponse:
+        rate.count(request.client.host if request.client else "")
         sentence = sentence_of(json_object(await read_body(request, limits.body_bytes)),
                                limits=limits, key=key)  # fmt: skip
         work = asyncio.get_running_loop().run_in_executor(pool, walks_of, walked, sentence, beam)
