@@ -260,3 +260,29 @@ def test_a_document_file_comes_back_translated_in_its_format(client, translator,
     got = client.get(sent.json()["translatedFileUrl"])
     assert got.text == translated(translator, text, format=form, beam=5).text
     assert got.headers["content-disposition"] == f'attachment; filename="{name}"'
+
+
+SHOP = "<p>Le magasin est ouvert du lundi au samedi.</p>"
+SHOP_PAGE = (
+    '<!DOCTYPE html>\n<html lang="fr"><head><meta charset="utf-8"><link rel="stylesheet" '
+    'href="/static/css/main.css"><style>body { font-family: sans-serif; background: white; }'
+    '</style><script>function showMenu() { document.getElementById("menu").style.display = '
+    '"block"; }</script></head>\n<body><nav class="navbar navbar-expand-lg"><a class="nav-link '
+    f'active" href="/home">Accueil</a></nav>\n<main><h1>Nos horaires</h1>{SHOP}</main>'
+    "</body></html>"
+)
+
+
+def test_a_document_is_detected_and_limited_by_its_words_not_its_markup(client) -> None:
+    page = client.post("/translate", json={"q": SHOP_PAGE, "format": "html"})  # source: auto
+    assert page.status_code == 200, page.json()  # its markup was taken for English
+    assert page.json()["detectedLanguage"]["language"] == "fr"
+    minified = SHOP_PAGE.replace(SHOP, SHOP * 30)  # a line of 1,700 characters: no line of words
+    assert len(minified.splitlines()[-1]) > 1000
+    html = client.post("/translate", json={"q": minified, "format": "html"})
+    assert html.status_code == 200, html.json()
+    for name, text in (("page.html", minified), ("a.md", " ".join([FRENCH] * 20))):
+        done = client.post("/translate_file", files={"file": (name, text.encode())})
+        assert done.status_code == 200, (name, done.json())
+    words = client.post("/translate", json={"q": " ".join([FRENCH] * 20)})  # text: its lines
+    assert words.status_code == 400 and "the limit is 1000" in words.json()["error"]

@@ -58,6 +58,14 @@ def unreadable(text: str, *, format: str) -> list[str]:
     return srt.unreadable(text) if format == "srt" else []
 
 
+def sentences_in(text: str, *, format: str, limit: int | None = None) -> list[str]:
+    """The sentences a document asks to translate, in order: its words without its markup,
+    each cut to `limit` characters as `translated` cuts it."""
+    if format not in READERS:
+        raise DocumentError(f"unknown document format {format!r} (one of {', '.join(FORMATS)})")
+    return sources(READERS[format](text), limit)
+
+
 class Translated(NamedTuple):
     """A document translated, and each of its sentences' Translation (what it left out)."""
 

@@ -67,9 +67,11 @@ class Service:
     async def translate(self, request: Request) -> JSONResponse:
         """POST /translate: q (a string or a list) in the model's target language."""
         asked = asked_of(await self.fields(request), languages=self.languages, beam=self.beam)
-        texts = texts_of(asked.texts, self.limits, single=asked.single)
+        texts = asked.texts
+        read = [self.words_of(t, "html") for t in texts] if asked.format == "html" else texts
+        texts_of(read, self.limits, single=asked.single)
         auto = asked.source == "auto"
-        detected = await self.detected(texts, single=asked.single) if auto else None
+        detected = await self.detected(read, single=asked.single) if auto else None
         if asked.format == "html":
             pages = [await self.document(text, "html", asked.glossary) for text in texts]
             done, answers = [page for page, _ in pages], [sentences for _, sentences in pages]
@@ -110,9 +112,10 @@ class Service:
         source = check_languages(fields, self.languages)
         glossary = glossary_of(fields.get("glossary"))  # a form's field: the object as JSON
         text = text_of(await upload.read(), upload.filename or "")
-        texts_of([text], self.limits, single=True)
+        read = self.words_of(text, form)
+        texts_of([read], self.limits, single=True)
         if source == "auto":
-            await self.detected([text], single=True)
+            await self.detected([read], single=True)
         done, _ = await self.document(text, form, glossary)
         name = self.downloads.add(upload.filename or "", done.encode("utf-8"))
         return JSONResponse({"translatedFileUrl": f"{request.base_url}download_file/{name}"})
@@ -186,6 +189,16 @@ class Service:
             done = loop.run_in_executor(self.batcher.pool, work)
             return await self.timed(done, f"a document of {len(text):,} characters")
         except ValueError as error:  # DocumentError: one that cannot be translated at all
+            raise Refused(400, f"Invalid request: {error}") from None
+
+    def words_of(self, text: str, form: str) -> str:
+        """A document's sentences, a line each, cut to --max-chars: what the limits count and
+        the language detector reads (its markup, CSS and scripts are no language)."""
+        from ..documents import sentences_in
+
+        try:
+            return "\n".join(sentences_in(text, format=form, limit=self.limits.chars))
+        except ValueError as error:  # DocumentError: one that cannot be read at all
             raise Refused(400, f"Invalid request: {error}") from None
 
     async def timed(self, work: Any, what: str) -> Any:
