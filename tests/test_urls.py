@@ -157,3 +157,14 @@ def test_jsonl_and_alignments_count_a_url_as_one_word(tiny_model):
     for pair in record["alignment"].split():
         i, j = map(int, pair.split("-"))
         assert i < len(line.split()) and j < len(record["translation"].split())
+
+
+def test_an_emoji_apart_from_the_words_comes_out_as_given_where_the_model_puts_it(shipped):
+    # read as <unk>, the model made words up: "I like the clock and the clock."
+    assert shipped.translate("J'aime les 🍕 et les 🍔.").text == "I like 🍕 and 🍔."
+    assert shipped.translate("C'est 👍🏽 !").text == "It's 👍🏽!"  # a skin tone stays on its hand
+    assert shipped.unreadable("J'aime les 🍕 et les 🍔.") == []  # nothing to warn about
+    alone = shipped.translate("🍕 🍕")  # nothing else to read: written back, not translated
+    assert alone.text == "🍕 🍕" and alone.confidence == 0.0
+    got = CliRunner().invoke(app, ["translate", "Le 🍰 est prêt."])
+    assert got.stdout == "The 🍰 is ready.\n" and got.stderr == ""

@@ -16,7 +16,7 @@ from ..model.int8 import is_quantized, quantize
 from ..model.seq2seq import Seq2Seq
 from .rules.letters import fold
 from .rules.pipeline import Pipeline, Setting
-from .rules.urls import outside
+from .rules.urls import stand_in_urls
 from .search.batched import translate_ids
 from .search.hypothesis import Hypothesis
 from .translation import Translation
@@ -84,8 +84,11 @@ class Translator:
 
     def unreadable(self, text: str) -> list[str]:
         """Runs of characters the model reads as nothing: no piece, and no base letter with one
-        (a URL's are written back as given, rules/urls.py)."""
-        return self.subwords.unknown(fold(outside(text), self.subwords.knows)[0])
+        (a URL's, and symbols apart from the words, are written back as given, rules/urls.py)."""
+        knows = self.subwords.knows
+        read = stand_in_urls(text, knows)
+        blanked = read.pattern.sub(" ", read.text) if read.kept else text  # the stand-ins: out
+        return self.subwords.unknown(fold(blanked, knows)[0])
 
     @overload
     def translate(

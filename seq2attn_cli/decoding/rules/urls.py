@@ -1,4 +1,4 @@
-"""URLs and e-mail addresses: read by the model as the word URL, written back as given.
+"""URLs, e-mail addresses and emoji: read by the model as the word URL, written back as given.
 
 The model has pieces for few of a URL's characters and none for "@", and translated one as
 words: "Voir https://www.example.com/page.html pour les détails." came out as "Vottps:/wwwwell/
@@ -14,6 +14,12 @@ the URL after the target word that attends most to it; one that wrote it more of
 are URLs ("Write to URL or go on URL's URL") gives each URL the one attending most to it and
 leaves the others out, and a word the model garbled it into ("Seen (RLL)."), two or more of
 the pieces that spell it in the source and attending most to it, is taken for it.
+
+An emoji or other symbol the model has no piece for, standing apart from the words, is read
+the same way: the model read one as <unk> and made a word up for it ("J'aime les 🍕 et les
+🍔." -> "I like the clock and the clock."; "Je bois du ☕ le matin." -> "I drink the morning
+in the morning."); read as URL, "I like 🍕 and 🍔." and "I drink ☕ the morning.". A line of
+nothing else is left to confidence.py's judge, which writes it back as given.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import TYPE_CHECKING
 
 from ..explain.alignment import WORD_START, WordAttention, group_pieces
@@ -48,6 +55,8 @@ OPENING = {")": "(", "]": "[", "}": "{"}
 PUNCTUATION = re.compile(r"^(.*?\w)(\W*)$", re.S)  # a word and the marks after it
 ENDING = ".,;:!?"  # the marks that end a clause or a sentence
 LETTERS = re.compile(r"\w(?:[\w']*\w)?")  # a word without the marks around it: "(RLL)."
+JOINERS = "\u200d\ufe0e\ufe0f"  # zero-width joiner, text and emoji presentation selectors
+APART = re.compile(r"(?<!\w)[^\w\s]+(?!\w)")  # marks and symbols apart from any word
 
 
 @dataclass(frozen=True)
@@ -66,9 +75,38 @@ class StandIns:
         return WORD if self.word == PLACEHOLDER else re.compile(rf"\b{re.escape(self.word)}\b")
 
 
-def stand_in_urls(text: str) -> StandIns:
-    """`text` with each URL and e-mail address read as the word URL."""
-    return stand_in(text, [(start, start + len(url), url) for start, url in found(text)])
+def stand_in_urls(text: str, knows: Callable[[str], bool] | None = None) -> StandIns:
+    """`text` with each URL and e-mail address read as the word URL, and each run of symbols
+    no piece holds (`knows`: whether one does) when the line has words besides."""
+    spans = [(start, start + len(url), url) for start, url in found(text)]
+    if knows is not None:
+        spans = sorted(spans + _symbols(text, knows, spans))
+    return stand_in(text, spans)
+
+
+def _symbols(
+    text: str, knows: Callable[[str], bool], urls: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """Each run of characters that are no letter, digit or space and that no piece holds
+    ("🍕", "👍🏽", "🎉🎉"), apart from any word and outside the URLs; none if nothing else
+    of the line is a word the model can read."""
+    runs = []
+    for m in APART.finditer(text):  # "🍕." -> "🍕": the marks it knows stay the model's
+
+        def known(i: int) -> bool:  # a joiner binds the emoji of a sequence, known or not
+            return knows(text[i]) and text[i] not in JOINERS
+
+        for is_known, run in groupby(range(m.start(), m.end()), key=known):
+            if not is_known:
+                at = list(run)
+                runs.append((at[0], at[-1] + 1, text[at[0] : at[-1] + 1]))
+    runs = [(s, e, run) for s, e, run in runs if not any(a < e and s < b for a, b, _ in urls)]
+    at, words = 0, []
+    for start, end, _ in sorted(runs + urls):
+        words.append(text[at:start])
+        at = end
+    readable = "".join(words) + text[at:]
+    return runs if any(c.isalnum() and knows(c) for c in readable) else []
 
 
 def stand_in(text: str, spans: list[tuple[int, int, str]], word: str = PLACEHOLDER) -> StandIns:
@@ -101,11 +139,6 @@ def around(text: str, other: Callable[[str], str], url: Callable[[str], str]) ->
         out += [other(text[at:start]), url(link)]
         at = start + len(link)
     return "".join(out) + other(text[at:])
-
-
-def outside(text: str) -> str:
-    """`text` with each URL and e-mail address a space: what the model must read of it."""
-    return around(text, str, lambda _: " ")
 
 
 def _trimmed(url: str) -> str:
@@ -272,17 +305,18 @@ def _one_hot(size: int, k: int) -> list[float]:
 class Urls:
     """The rule: URLs and addresses read as the word URL, written back as given."""
 
+    knows: Callable[[str], bool]  # whether the model has a piece for a character
     name: str = "urls"
-    did: str = "wrote back each URL as given"
+    did: str = "wrote back each URL and symbol as given"
 
     @classmethod
     def of(cls, setting: Setting) -> Urls:
         """The rule for a model (pipeline.Setting): every model has it."""
-        return cls()
+        return cls(knows=setting.subwords.knows)
 
     def read(self, text: str) -> tuple[str, StandIns]:
-        """`text` with each URL and e-mail address the word URL (`stand_in_urls`)."""
-        stand_ins = stand_in_urls(text)
+        """`text` with each URL, e-mail address and unknown symbol the word URL."""
+        stand_ins = stand_in_urls(text, self.knows)
         return stand_ins.text, stand_ins
 
     def write(self, t: Translation, memo: StandIns) -> Translation:
