@@ -78,6 +78,8 @@ def test_source_auto_refuses_a_text_surely_in_another_language(client) -> None:
     assert french["detectedLanguage"]["language"] == "fr"
     short = client.post("/translate", json={"q": "Non", "source": "auto"})  # Italian, 51%
     assert short.status_code == 200 and short.json()["detectedLanguage"]["language"] == "fr"
+    again = client.post("/translate", json={"q": "Il pleut.\n" * 40})  # German, 55%: 2 words
+    assert again.status_code == 200 and again.json()["detectedLanguage"]["language"] == "fr"
 
 
 # a reviewer's pair: joined, lingua took both for French (43.56), and the German was translated
