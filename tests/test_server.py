@@ -166,9 +166,11 @@ class Slow:
         return self.translator.translate(lines, **options)
 
 
-def test_a_short_request_after_a_timed_out_one_is_answered(translator, capsys) -> None:
+@pytest.mark.parametrize("glossary", [{}, {"pain": "loaf"}])  # with one, as without
+def test_a_short_request_after_a_timed_out_one_is_answered(translator, capsys, glossary) -> None:
     with client_for(Slow(translator), timeout=1, search_chars=1000) as c:  # 0.1 s searches
-        big = c.post("/translate", json={"q": ["je mange pain " * 20] * 100})  # 2.8 s of work
+        asked = {"q": ["je mange pain " * 20] * 100, "glossary": glossary}  # 2.8 s of work
+        big = c.post("/translate", json=asked)
         assert big.status_code == 503 and "within 1 s" in big.json()["error"]
         short = c.post("/translate", json={"q": LINES[0]})
         assert short.status_code == 200 and short.json()["translatedText"]

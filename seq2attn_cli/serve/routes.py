@@ -155,20 +155,12 @@ class Service:
     async def lines(
         self, texts: list[str], glossary: dict[str, str] | None = None
     ) -> list[list[Translation]]:
-        """Each text's lines translated, in one batch for the whole request (with a glossary:
-        in the search thread, apart from other requests' lines)."""
+        """Each text's lines translated in the batcher's searches (with a glossary: apart from
+        other requests' lines)."""
         split = [text.split("\n") for text in texts]
         lines = [line for text in split for line in text]
         what = f"{sum(map(len, lines)):,} characters"
-        if glossary:
-            loop, translator = asyncio.get_running_loop(), self.translator
-            work = loop.run_in_executor(
-                self.batcher.pool,
-                lambda: translator.translate(lines, beam=self.beam, glossary=glossary),
-            )
-        else:
-            work = self.batcher.submit(lines)
-        done = await self.timed(work, what)
+        done = await self.timed(self.batcher.submit(lines, glossary), what)
         answers, start = [], 0
         for text in split:
             answers.append(done[start : start + len(text)])

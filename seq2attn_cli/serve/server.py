@@ -62,6 +62,7 @@ class Job:
 
     lines: list[str]
     future: asyncio.Future
+    glossary: dict[str, str] | None = None  # the request's terms: its lines search apart
     done: list[Translation] = field(default_factory=list)
 
 
@@ -69,33 +70,44 @@ class Batcher:
     """Translates waiting requests' lines, oldest first, in searches of at most `most` characters.
 
     One thread does all searches, so torch's threads are never shared between two of them.
-    Lines of requests arriving within `wait` seconds share a search. A request whose handler
-    gave up (timed out) is dropped between searches, so it holds up later ones for one search
-    at most.
+    Lines of requests arriving within `wait` seconds share a search, if they ask for the same
+    glossary. A request whose handler gave up (timed out) is dropped between searches, so it
+    holds up later ones for one search at most, with a glossary or not.
     """
 
     def __init__(
-        self, translate: Callable[[list[str]], list[Translation]], *, wait: float, most: int
+        self,
+        translate: Callable[[list[str], dict[str, str] | None], list[Translation]],
+        *,
+        wait: float,
+        most: int,
     ) -> None:
         self.translate, self.wait, self.most = translate, wait, most
         self.pending: list[Job] = []
         self.ready = asyncio.Event()
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="s2a-search")
 
-    async def submit(self, lines: list[str]) -> list[Translation]:
-        """Translate lines in the next shared searches."""
+    async def submit(
+        self, lines: list[str], glossary: dict[str, str] | None = None
+    ) -> list[Translation]:
+        """Translate lines in the next shared searches (with the glossary's terms)."""
         if not lines:  # no search would ever finish it
             return []
-        job = Job(lines, asyncio.get_running_loop().create_future())
+        job = Job(lines, asyncio.get_running_loop().create_future(), glossary or None)
         self.pending.append(job)
         self.ready.set()
         return await job.future
 
     def take(self) -> tuple[list[Job], list[str]]:
-        """The next search's lines (at least one if any wait) and, for each, the job it is of."""
+        """The next search's lines (at least one if any wait) and, for each, the job it is of:
+        the oldest job's, and those of jobs after it with the same glossary."""
         self.pending = [job for job in self.pending if not job.future.done()]
-        owners, texts, size = [], [], 0
+        owners: list[Job] = []
+        texts: list[str] = []
+        size = 0
         for job in self.pending:
+            if owners and job.glossary != owners[0].glossary:
+                continue
             for line in job.lines[len(job.done) :]:
                 if texts and size + len(line) > self.most:
                     return owners, texts
@@ -115,7 +127,8 @@ class Batcher:
                 self.ready.clear()
                 continue
             try:
-                results = await loop.run_in_executor(self.pool, self.translate, texts)
+                glossary = owners[0].glossary
+                results = await loop.run_in_executor(self.pool, self.translate, texts, glossary)
             except Exception as error:  # every waiting request hears of it, none hangs
                 for job in owners:
                     if not job.future.done():
@@ -155,7 +168,9 @@ def create_app(
     shared Batcher. `name` labels the model in /steps; `compare` is a second (name, model)
     that /steps decodes too."""
     batcher = Batcher(
-        lambda lines: translator.translate(lines, beam=beam, batch_size=batch_size),
+        lambda lines, glossary: translator.translate(
+            lines, beam=beam, batch_size=batch_size, glossary=glossary
+        ),
         wait=wait,
         # ~0.4 s of beam search for the embedded model on one core: the longest a request
         # that timed out keeps the next one waiting
