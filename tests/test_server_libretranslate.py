@@ -43,6 +43,11 @@ def test_a_field_sent_twice_is_refused_not_picked(client) -> None:
     assert reply.status_code == 400 and "q parameter given twice" in reply.json()["error"]
 
 
+def test_a_form_with_an_empty_field_reads_as_a_browser_reads_it(client) -> None:
+    reply = client.post("/translate", content=f"q={LINES[0]}&&source=fr&", headers=FORM)
+    assert reply.status_code == 200 and reply.json()["translatedText"]
+
+
 @pytest.mark.parametrize(
     ("query", "form"),
     [("?q=Bonjour", {"q": "Salut", "source": "fr"}), ("", [("q", "Bonjour"), ("q", "Salut")])],

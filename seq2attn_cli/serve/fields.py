@@ -93,9 +93,10 @@ async def read_fields(request: Request, body: bytes) -> dict[str, Any]:
 
 
 def form_pairs(body: bytes) -> list[tuple[str, str]]:
-    """An urlencoded body's (name, value) pairs."""
+    """An urlencoded body's (name, value) pairs; an empty one ("q=je&&source=fr") is none, as
+    browsers and LibreTranslate's Flask read it."""
     try:
-        return parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=bool(body))
+        return parse_qsl(body.decode("utf-8"), keep_blank_values=True)
     except (UnicodeDecodeError, ValueError) as error:
         raise Refused(400, f"malformed form body: {error}") from None
 
