@@ -307,7 +307,7 @@ class Urls:
 
     knows: Callable[[str], bool]  # whether the model has a piece for a character
     name: str = "urls"
-    did: str = "wrote back each URL and symbol as given"
+    did: str = "wrote back each URL as given"
 
     @classmethod
     def of(cls, setting: Setting) -> Urls:
