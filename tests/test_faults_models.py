@@ -348,8 +348,8 @@ def test_a_tampered_resume_checkpoint_is_one_clear_error(copy, fault):
 
 def test_a_tampered_checkpoint_stops_resume_with_one_line(copy, toy_corpus):
     RESUME_TAMPERS["step a string"](copy)
-    result = runner.invoke(app, ["train", str(toy_corpus), "--out", str(copy), "--resume",
-                                 "--epochs", "99", "--device", "cpu", "--threads", "1"])  # fmt: skip
+    args = ["--resume", "--epochs", "99", "--device", "cpu", "--threads", "1"]
+    result = runner.invoke(app, ["train", str(toy_corpus), "--out", str(copy), *args])
     assert result.exit_code == 2, result.output
     assert "checkpoint.safetensors: resume state does not fit this model" in result.stderr
 
