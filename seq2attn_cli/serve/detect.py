@@ -68,13 +68,13 @@ def lingua_detector(codes: tuple[str, ...]) -> Any:
         return _loaded[codes]
 
 
-def source_of(found: list[dict[str, Any]], source: str, *, words: int) -> dict[str, Any]:
-    """The language a model of `source` takes a text of `words` words to be in.
+def source_of(found: list[dict[str, Any]], source: str, *, text: str) -> dict[str, Any]:
+    """The language a model of `source` takes `text` to be in (`found`: what /detect says).
 
     The detector's pick if it is `source`, or if the detector is sure of it and the text
     long enough to be sure of; else `source`, with the confidence the detector gave it.
     """
-    best = found[0]
+    best, words = found[0], len(set(text.lower().split()))  # "Il pleut." x 40: 2 words
     if best["language"] == source or (best["confidence"] >= SURE * 100 and words >= MIN_WORDS):
         return best
     mine = next((f for f in found if f["language"] == source), None)

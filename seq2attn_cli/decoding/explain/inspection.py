@@ -137,12 +137,14 @@ def _one_part(
 ) -> list[int]:
     """The source ids of a line; a line translated in parts or empty is refused."""
     (line,) = translator.pipeline(glossary).read([source])
-    if len(sentences := sentences_of(source)) > 1:  # each translated alone: no one attention
+    parts = [part.text for part in line.parts]  # as the cut read them (parts.py)
+    sentences = sentences_of(" ".join(parts))
+    if len(sentences) > 1:  # each translated alone: no one attention to show
         raise ValueError(
             f"{len(sentences)} sentences, which s2a translates one at a time; inspect one "
-            f"sentence at a time: {' | '.join(sentences)}"
+            f"sentence at a time: {' | '.join(parts)}"
         )
-    if len(line.parts) > 1:
+    if len(parts) > 1:
         raise ValueError(
             f"too long to translate as one sentence: s2a translates it in {len(line.parts)} "
             "parts; inspect one part at a time"

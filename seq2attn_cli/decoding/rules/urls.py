@@ -90,23 +90,20 @@ def _symbols(
     """Each run of characters that are no letter, digit or space and that no piece holds
     ("🍕", "👍🏽", "🎉🎉"), apart from any word and outside the URLs; none if nothing else
     of the line is a word the model can read."""
+
+    def known(i: int) -> bool:  # a joiner binds the emoji of a sequence, known or not
+        return knows(text[i]) and text[i] not in JOINERS
+
+    def in_url(i: int) -> bool:
+        return any(a <= i < b for a, b, _ in urls)
+
     runs = []
     for m in APART.finditer(text):  # "🍕." -> "🍕": the marks it knows stay the model's
-
-        def known(i: int) -> bool:  # a joiner binds the emoji of a sequence, known or not
-            return knows(text[i]) and text[i] not in JOINERS
-
         for is_known, run in groupby(range(m.start(), m.end()), key=known):
-            if not is_known:
-                at = list(run)
+            if not is_known and not in_url((at := list(run))[0]):
                 runs.append((at[0], at[-1] + 1, text[at[0] : at[-1] + 1]))
-    runs = [(s, e, run) for s, e, run in runs if not any(a < e and s < b for a, b, _ in urls)]
-    at, words = 0, []
-    for start, end, _ in sorted(runs + urls):
-        words.append(text[at:start])
-        at = end
-    readable = "".join(words) + text[at:]
-    return runs if any(c.isalnum() and knows(c) for c in readable) else []
+    words = any(c.isalnum() and knows(c) and not in_url(i) for i, c in enumerate(text))
+    return runs if words else []  # runs hold no letter or digit: the words are outside them
 
 
 def stand_in(text: str, spans: list[tuple[int, int, str]], word: str = PLACEHOLDER) -> StandIns:
