@@ -8,7 +8,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from seq2attn_cli.align.forced import read
 from seq2attn_cli.cli.app import app
+from seq2attn_cli.data.subwords import EOS_PIECE
+from seq2attn_cli.decoding.explain.inspection import explain
 from seq2attn_cli.decoding.rules.parts import joined, split
 from seq2attn_cli.decoding.translation import Translation
 from seq2attn_cli.decoding.translator import Translator
@@ -48,6 +51,25 @@ def test_a_title_or_an_initial_does_not_end_a_sentence():
         "M. Dupont et J. Martin sont venus.",
         "Mme Durand est partie.",
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lisez la p. 12 du livre.",
+        "Voir l'art. 3 et la fig. 2.",
+        "Il habite à env. 10 km, cf. Dupont.",
+        "Voir le chap. IV et le vol. 2.",
+        "Lisez la p. https://example.org/a pour plus.",
+    ],
+)
+def test_an_abbreviation_does_not_end_a_sentence(text):
+    assert split(text, short(100)) == [text]
+
+
+def test_a_word_that_numbers_ends_a_sentence_before_a_capital():
+    text = "Il a subi un vol. Appelez la police."
+    assert split(text, short(100)) == ["Il a subi un vol.", "Appelez la police."]
 
 
 def test_a_sentence_too_long_is_cut_at_the_clause_mark_nearest_its_middle():
@@ -96,6 +118,17 @@ def test_every_sentence_of_a_short_line_is_translated(shipped):
     assert shipped.translate(three).text == " ".join(
         t.text for t in shipped.translate(["Il pleut.", "Il fait froid.", "Où est la gare ?"])
     )
+
+
+def test_inspect_given_a_target_reads_a_line_of_sentences_whole_as_align_does(
+    translator, tiny_model
+):
+    line, target = "Je mange. Il voit chat.", "I eat. He sees cat."
+    forced, _ = explain(translator, line, target=target)
+    (aligned,) = read(translator, [line])
+    assert forced.src_tokens == aligned.pieces + [EOS_PIECE] and "▁voit" in forced.src_tokens
+    shown = CliRunner().invoke(app, ["inspect", line, "--target", target, "-m", str(tiny_model)])
+    assert shown.exit_code == 0 and "sees" in shown.stdout, shown.stderr
 
 
 def test_inspect_refuses_a_line_of_sentences_and_names_them(tiny_model):

@@ -36,10 +36,7 @@ def read(translator: Translator, texts: list[str]) -> list[Side]:
     a line long enough to be translated in parts is force-decoded in one piece."""
     sides = []
     for line in translator.rules.read(texts):
-        if len(line.parts) == 1:
-            ids = line.parts[0].ids
-        else:
-            ids = translator.rules.encode(" ".join(part.text for part in line.parts))
+        ids = translator.rules.whole(line)
         truncated = any(isinstance(memo, Cleaned) and memo.truncated for memo in line.memos)
         sides.append(Side(translator.subwords.pieces(ids), ids, truncated))
     return sides

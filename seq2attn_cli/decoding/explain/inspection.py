@@ -91,7 +91,10 @@ def explain(
     if target is None:  # the translation `s2a translate` gives, piece for piece
         translation, src_ids, ids = chosen(translator, source, beam=beam, glossary=glossary)
         return translation, steps_of(translator, teacher_force(translator, src_ids, ids), ids)
-    src_ids = _one_part(translator, source, glossary)
+    pipeline = translator.pipeline(glossary)
+    src_ids = pipeline.whole(pipeline.read([source])[0])  # as `s2a align`: the target is for all
+    if not src_ids:
+        raise ValueError("nothing to inspect: the sentence is empty")
     rules = Pipeline(setting=translator.setting, names=FORCED)  # the target as the model reads it
     (line,) = rules.read([normalize(target)])
     ids = line.parts[0].ids

@@ -136,6 +136,12 @@ class Pipeline:
             return [whole]
         return [Part(part, self.encode(part), _read(self.after, part)[1]) for part in parts]
 
+    def whole(self, line: Line) -> list[int]:
+        """The ids of a line read whole, its parts as one (a target given for all of it)."""
+        if len(line.parts) == 1:
+            return line.parts[0].ids
+        return self.encode(" ".join(part.text for part in line.parts))
+
     def encode(self, part: str) -> list[int]:
         """The ids of a line or part as the rules after the cut read it."""
         return self.subwords.encode([_read(self.after, part)[0]])[0]
