@@ -131,7 +131,7 @@ def test_a_full_disk_under_stdout_is_one_line_naming_it(tiny_model, tmp_path, ar
     [
         (1, ["translate", "je mange pain"], "standard output: Bad file descriptor"),  # `>&-`
         (1, ["--help"], "standard output: Bad file descriptor"),  # as `cat --help >&-` says
-        (0, ["translate"], "Bad file descriptor: 'standard input'"),  # `<&-`, nothing to read
+        (0, ["translate"], "s2a: error: standard input: Bad file descriptor"),  # `<&-`
     ],
 )
 def test_a_closed_stdout_or_stdin_is_one_line_naming_it(tiny_model, closed, args, said):
@@ -142,6 +142,14 @@ def test_a_closed_stdout_or_stdin_is_one_line_naming_it(tiny_model, closed, args
     )  # fmt: skip
     err = proc.stderr.decode()
     assert proc.returncode == 2 and err.count("\n") == 1 and said in err, err
+
+
+def test_a_closed_stdin_does_not_matter_to_text_given_as_an_argument(tiny_model):
+    proc = subprocess.run(
+        [sys.executable, "-m", "seq2attn_cli", "translate", "je mange pain", "-m", tiny_model],
+        capture_output=True, preexec_fn=lambda: os.close(0), timeout=120, env=ENV,
+    )  # fmt: skip
+    assert proc.returncode == 0 and proc.stdout.strip() and not proc.stderr, proc.stderr
 
 
 def test_ctrl_c_ends_cleanly_at_any_moment(tiny_model, tmp_path):

@@ -147,6 +147,17 @@ def test_a_run_that_stopped_early_goes_on_with_a_higher_patience(tmp_path, corpo
     assert "already reached" not in more.stderr and "early stopping" not in more.stderr
 
 
+def test_a_run_whose_learning_rate_fell_to_its_floor_is_done(tmp_path, corpora):
+    out = tmp_path / "m"
+    # lr 2e-5, halved at every epoch that is not better (--lr-patience 1): 1e-5 is the floor
+    first = train(corpora["toy"], "--out", out, "--lr", "2e-5", "--patience", "9", *TINY)
+    assert first.exit_code == 0 and "learning rate fell below 1e-05" in first.stderr, first.output
+    files = {f.name: f.read_bytes() for f in out.iterdir()}
+    again = train("--resume", "--out", out, "--threads", "1", "--patience", "20")
+    assert again.exit_code == 0 and "the learning rate fell below 1e-05" in again.stderr
+    assert {f.name: f.read_bytes() for f in out.iterdir()} == files  # not one more epoch
+
+
 def table_steps(stderr: str) -> list[int]:
     """The step of each row of the validation table a run ends with."""
     rows = [line.split("│")[1:-1] for line in stderr.splitlines() if line.startswith("│")]

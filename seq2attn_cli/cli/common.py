@@ -209,6 +209,8 @@ def handled(debug: bool):
     except (OSError, RuntimeError, MemoryError) as error:
         if debug or getattr(error, "filename", None) == STDOUT:  # stdout's: Group.main says it
             raise
+        if getattr(error, "filename", None) == STDIN:  # worded as stdout's
+            fail(f"{STDIN}: {error.strerror}")
         fail(f"{type(error).__name__}: {error}")
     except Exception as error:  # unforeseen input (or a bug): still one line, not a traceback
         if debug:
@@ -236,8 +238,14 @@ class Closed:
         """Nothing: nothing could be written (Python flushes stdout at exit, after the error)."""
 
     def __getattr__(self, attr: str) -> Any:
-        """Reading or writing it (read, write, buffer, fileno...): the error naming it."""
+        """Reading or writing it (read, write, buffer, fileno...): the error naming it; any
+        other attribute (encoding, errors...) it lacks, as a probe with getattr expects."""
+        if attr not in INPUT_OUTPUT:
+            raise AttributeError(attr)
         raise OSError(errno.EBADF, os.strerror(errno.EBADF), self.name)
+
+
+INPUT_OUTPUT = {"read", "readline", "readlines", "write", "writelines", "buffer", "fileno"}
 
 
 class NamedStdout:

@@ -293,8 +293,8 @@ def _reached(out: Path, cfg: TrainConfig) -> str:
     from ..training.loop import limit_reached
     from ..training.run import stored_state
 
-    state = stored_state(out)
-    return limit_reached(cfg, state) if state is not None else ""
+    stored = stored_state(out)
+    return limit_reached(cfg, *stored) if stored is not None else ""
 
 
 def _speaks_for_the_run() -> bool:

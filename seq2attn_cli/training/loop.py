@@ -32,6 +32,7 @@ __all__ = ["Interrupted", "RunState", "Terminated", "TrainingError", "limit_reac
 
 SIGTERM_STOP = "stopped by SIGTERM"
 SIGINT_STOP = "interrupted"
+LR_FLOOR = "learning rate fell below {min_lr:g}"  # TrainConfig.min_lr: the run is done
 
 
 def train(
@@ -177,9 +178,10 @@ def _count_nan(state: RunState, report: Report) -> None:
         raise TrainingError("loss was NaN or infinite in more than 20 steps; try a lower --lr")
 
 
-def limit_reached(cfg: TrainConfig, state: RunState) -> str:
-    """The limit a run where `state` stands has already reached under `cfg` ('' if none): a
-    run resumed there would train nothing. --max-time counts from each process's start."""
+def limit_reached(cfg: TrainConfig, state: RunState, lr: float) -> str:
+    """The limit a run where `state` stands, at learning rate `lr`, has already reached under
+    `cfg` ('' if none): a run resumed there would train nothing, or one epoch to stop again.
+    --max-time counts from each process's start."""
     if _steps_done(cfg, state.step):
         return f"--max-steps {cfg.max_steps} already reached (the run is at step {state.step:,})"
     if state.epoch >= cfg.epochs:
@@ -187,7 +189,14 @@ def limit_reached(cfg: TrainConfig, state: RunState) -> str:
     if state.bad_epochs >= cfg.patience:  # it stopped early; a higher --patience goes on
         return (f"--patience {cfg.patience} already reached ({_epochs_said(state.bad_epochs)} "
                 "without a better validation BLEU)")  # fmt: skip
+    if lr_spent(cfg, lr):
+        return f"the {LR_FLOOR.format(min_lr=cfg.min_lr)} (it is {lr:g}): the run is done"
     return ""
+
+
+def lr_spent(cfg: TrainConfig, lr: float) -> bool:
+    """Whether the plateau decay took the lr below --lr's floor (one given below it trains)."""
+    return lr < cfg.min_lr <= cfg.lr
 
 
 def _steps_done(cfg: TrainConfig, step: int) -> bool:
@@ -291,8 +300,8 @@ def _after_validation(run: Run, metrics: dict[str, Any], *, epoch_end: bool) -> 
             group["lr"] *= cfg.lr_decay
     if state.bad_epochs >= cfg.patience:
         return f"early stopping: no better validation BLEU for {cfg.patience} epochs"
-    if groups[0]["lr"] < cfg.min_lr:
-        return f"learning rate fell below {cfg.min_lr:g}"
+    if lr_spent(cfg, groups[0]["lr"]):
+        return LR_FLOOR.format(min_lr=cfg.min_lr)
     return ""
 
 

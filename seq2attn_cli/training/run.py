@@ -102,12 +102,14 @@ def tidy(out: Path, report: Report) -> None:
         report("stage", {"message": f"removed what a killed save left: {', '.join(removed)}"})
 
 
-def stored_state(out: Path) -> RunState | None:
-    """Where the run stored in `out` stands, read from its resume checkpoint's counters alone,
-    without its tensors or corpora (None: unreadable; start_run then says why)."""
+def stored_state(out: Path) -> tuple[RunState, float] | None:
+    """Where the run stored in `out` stands and its learning rate, read from its resume
+    checkpoint's metadata alone, without its tensors or corpora (None: unreadable; start_run
+    then says why)."""
     try:
-        return RunState.of(ckpt.resume_meta(out_resume(out))["counters"])
-    except (ModelError, KeyError, TypeError):
+        meta = ckpt.resume_meta(out_resume(out))
+        return RunState.of(meta["counters"]), float(meta["param_groups"][0]["lr"])
+    except (ModelError, KeyError, IndexError, TypeError, ValueError):
         return None
 
 
