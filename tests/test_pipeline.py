@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from seq2attn_cli.decoding.rules import pipeline
+from seq2attn_cli.decoding.rules.markers import Markers
 from seq2attn_cli.decoding.rules.pipeline import FORCED, RULES, SPELLING, VALIDATION, Pipeline
 from seq2attn_cli.decoding.translation import Translation
 
@@ -15,7 +16,8 @@ from seq2attn_cli.decoding.translation import Translation
 def test_the_rules_are_listed_once_in_the_order_they_read_a_line():
     names = [kind.name for kind in RULES]
     assert names == [
-        "clean", "urls", "glossary", "confidence", "letters", "parts", "quotes", "articles"
+        "clean", "markers", "urls", "glossary", "confidence", "letters", "parts", "quotes",
+        "articles",
     ]  # fmt: skip
     for subset in (VALIDATION, FORCED, SPELLING):  # named subsets name rules that exist
         assert set(subset) <= set(names)
@@ -50,6 +52,7 @@ def test_a_rule_that_does_not_apply_to_the_model_is_left_out(shipped):
         ("Nous avons vu une pomme.", "We saw a apple.", ["articles"]),
         ("Erdoğan a vu www.example.com hier.", "Erdogan saw URL yesterday.", ["letters", "urls"]),
         ("Il a vu Paris.", "He saw Paris.", []),
+        ("- Il a vu Paris.", "He saw Paris.", ["markers"]),
     ],
 )
 def test_a_translation_records_the_rules_whose_write_changed_it(
@@ -57,6 +60,30 @@ def test_a_translation_records_the_rules_whose_write_changed_it(
 ):
     model_writes(written)
     assert shipped.translate(source).changed_by == changed_by
+
+
+@pytest.mark.parametrize(
+    ("source", "translation"),
+    [
+        ("- Ouvrez le fichier.", "- Open the file."),  # the model alone lost the dash
+        ("• Ouvrez le fichier.", "• Open the file."),  # and wrote "•'s file."
+        ("2) Ouvrez le fichier.", "2) Open the file."),
+        ("— Bonjour, dit-il.", "— Hello, he said."),
+    ],
+)
+def test_a_line_s_list_marker_or_dash_is_written_back_before_its_translation(
+    shipped, model_writes, source, translation
+):
+    model_writes(translation.partition(" ")[2])
+    (line,) = shipped.rules.read([source])
+    assert line.parts[0].text == source.partition(" ")[2]  # the model reads no marker
+    t = shipped.translate(source)
+    assert t.text == translation and t.changed_by == ["markers"] and t.source == source
+
+
+@pytest.mark.parametrize("source", ["A. Dupont ouvre.", "2019. Il ouvre.", "-5 degrés."])
+def test_an_initial_a_year_or_a_sign_is_no_marker(source):
+    assert Markers().read(source) == (source, "")
 
 
 @dataclass(frozen=True)
@@ -78,11 +105,11 @@ class Shout:
 
 
 def test_a_new_rule_is_one_line_in_the_list(shipped, model_writes, monkeypatch):
-    monkeypatch.setattr(pipeline, "RULES", (*RULES[:2], Shout, *RULES[2:]))
+    monkeypatch.setattr(pipeline, "RULES", (*RULES[:3], Shout, *RULES[3:]))
     model_writes("Erdogan saw URL yesterday.")
     rules = Pipeline(setting=shipped.setting)
     (line,) = rules.read(["Erdoğan a vu www.example.com hier."])
-    assert line.memos[1:3] == [line.memos[1], "ERDOĞAN A VU URL HIER."]  # after urls read it
+    assert line.memos[3] == "ERDOĞAN A VU URL HIER."  # after urls read it
     monkeypatch.setattr(shipped, "rules", rules)
     t = shipped.translate("Erdoğan a vu www.example.com hier.")
     # written back last to first: letters, then shout, then urls (as given, not shouted)

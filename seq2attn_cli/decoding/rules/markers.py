@@ -1,0 +1,53 @@
+"""A list marker or a dialogue dash that starts a line, set aside and written back before it.
+
+The model saw few lines that start so, and drops or garbles what starts them: "- Ouvrez le
+fichier." -> "Open the file." (the dash lost), "• Ouvrez le fichier." -> "•'s file.", and
+"1. Ouvrez" is cut into the sentences "1." and "Ouvrez" (parts.py). This rule reads the line
+without its marker (- * • – — → > 1. 1) a) and a space) and writes the marker back before
+the translation, as a document's list items are translated without theirs. On the dev sets'
+lines that start so (embedded model, beam 5), BLEU without -> with: newstest2013 (37 lines)
+18.11 -> 20.55, MTNT (45) 17.21 -> 19.77, WMT chat (106) 15.12 -> 16.00, wmt24pp (7) 40.35 ->
+40.88, XNLI (4) 6.60 -> 5.28.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..translation import Translation
+
+if TYPE_CHECKING:
+    from .pipeline import Setting
+
+# a bullet, a dash, a quote mark or a number of up to three digits ("2019. Ils" is a year), then
+# a space and what it marks; a letter only with a bracket ("a)"): "A. Dupont" is an initial
+MARKER = re.compile(r"\s*(?:[-–—*•‣◦▪⁃→>·]|\d{1,3}[.)]|[a-zA-Z]\))\s+(?=\S)")
+
+
+@dataclass(frozen=True)
+class Markers:
+    """The rule: a line's marker set aside in reading, written back before its translation."""
+
+    name: str = "markers"
+    did: str = "wrote the line's list marker or dash back before its translation"
+
+    @classmethod
+    def of(cls, setting: Setting) -> Markers:
+        """The rule for a model (pipeline.Setting): every model has it."""
+        return cls()
+
+    def read(self, text: str) -> tuple[str, str]:
+        """The line without the marker that starts it, and the marker ('' if none)."""
+        m = MARKER.match(text)
+        return (text[m.end() :], m.group().strip()) if m else (text, "")
+
+    def write(self, t: Translation, memo: str) -> Translation:
+        """`t` (and its alternatives) with the marker before it."""
+        if not memo:
+            return t
+        return dataclasses.replace(
+            t, text=f"{memo} {t.text}", alternatives=[f"{memo} {a}" for a in t.alternatives]
+        )
