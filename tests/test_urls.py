@@ -159,6 +159,29 @@ def test_jsonl_and_alignments_count_a_url_as_one_word(tiny_model):
         assert i < len(line.split()) and j < len(record["translation"].split())
 
 
+@pytest.mark.parametrize(
+    "line, kept",
+    [
+        ("Bonjour %s, vous avez %d messages.", ("%s", "%d")),
+        ("Le fichier %(path)s pèse %.1f Mo.", ("%(path)s", "%.1f")),
+        ("Bienvenue {name} ! Voir {} et {{ user.name }}.", ("{name}", "{}", "{{ user.name }}")),
+        ("La variable ${HOME} vaut $HOME.", ("${HOME}", "$HOME")),
+        ("Contactez #PRS_ORG# demain.", ("#PRS_ORG#",)),
+        ("50 % d'entre eux, 20 %, 5 $ et #1 #2.", ()),  # a percentage, a price, numbers
+    ],
+)
+def test_a_program_s_placeholder_is_read_as_a_url(line, kept):
+    assert stand_in_urls(line).kept == kept
+
+
+def test_a_program_s_placeholders_come_out_as_given_with_the_shipped_model(shipped):
+    # the model alone wrote "Welcome to a lot." and "Contact EPRICORGG for help."
+    lines = ["Bienvenue {name} !", "Contactez #PRS_ORG# pour de l'aide.", "Bonjour %s."]
+    assert [t.text for t in shipped.translate(lines)] == [
+        "Welcome to {name}!", "Contact #PRS_ORG# for help.", "Good morning, %s."
+    ]  # fmt: skip
+
+
 def test_an_emoji_apart_from_the_words_comes_out_as_given_where_the_model_puts_it(shipped):
     # read as <unk>, the model made words up: "I like the clock and the clock."
     assert shipped.translate("J'aime les 🍕 et les 🍔.").text == "I like 🍕 and 🍔."

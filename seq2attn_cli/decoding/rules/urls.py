@@ -15,6 +15,11 @@ are URLs ("Write to URL or go on URL's URL") gives each URL the one attending mo
 leaves the others out, and a word the model garbled it into ("Seen (RLL)."), two or more of
 the pieces that spell it in the source and attending most to it, is taken for it.
 
+A placeholder a program fills in (%s, %(name)s, {name}, {{ name }}, ${NAME}, and WMT chat's
+anonymized #PRS_ORG#) is read the same way: the model garbled them ("Bienvenue {name} !" ->
+"Welcome to a lot.", "#PRS_ORG#" -> "EPRICORGG"); on the 2,178 lines of the WMT chat dev set
+that hold one (embedded model, beam 5), BLEU 15.77 -> 46.51.
+
 An emoji or other symbol the model has no piece for, standing apart from the words, is read
 the same way: the model read one as <unk> and made a word up for it ("J'aime les 🍕 et les
 🍔." -> "I like the clock and the clock."; "Je bois du ☕ le matin." -> "I drink the morning
@@ -45,7 +50,12 @@ DOMAINS = "com|org|net|edu|gov|info|io|eu|fr|ch|ca|lu|uk"
 FOUND = re.compile(
     r"\b(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>\"]+"  # a URL, to the next space or quote
     rf"|(?<![\w@./+-])(?:[a-z][a-z0-9-]*\.)+(?-i:{DOMAINS})(?![\w@-])(?:/[^\s<>\"]*)?"  # bare
-    r"|(?<![\w.+-])(?:mailto:)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+",  # an e-mail address
+    r"|(?<![\w.+-])(?:mailto:)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # an e-mail address
+    # a placeholder a program fills in: printf's %s, %.2f and %(name)s (not "50 % d'entre"),
+    # Python's {} and {name}, Jinja's {{ name }}, the shell's ${NAME} and $NAME, and WMT chat's
+    # anonymized #NAME#: the model garbled them ("Bienvenue {name} !" -> "Welcome to a lot.")
+    r"|(?<![\w%])%(?:\(\w+\))?[-+0]*\d*(?:\.\d+)?[sdifuxegcr](?![a-z])"
+    r"|\{\{[^{}]*\}\}|\$?\{[\w.:,!\[\]-]*\}|\$[a-z_]\w*|#[a-z][a-z_]*#",
     re.IGNORECASE,
 )
 # what ends a sentence or a quote rather than a URL ("voir https://x.fr/a."), as GitHub's
