@@ -167,6 +167,7 @@ def test_jsonl_and_alignments_count_a_url_as_one_word(tiny_model):
         ("Bienvenue {name} ! Voir {} et {{ user.name }}.", ("{name}", "{}", "{{ user.name }}")),
         ("La variable ${HOME} vaut $HOME.", ("${HOME}", "$HOME")),
         ("Contactez #PRS_ORG# demain.", ("#PRS_ORG#",)),
+        ("Voir le § 3 et les §§ 3.2.", ("§ 3", "§§ 3.2")),  # read alone, the number was lost
         ("50 % d'entre eux, 20 %, 5 $ et #1 #2.", ()),  # a percentage, a price, numbers
     ],
 )
@@ -189,5 +190,7 @@ def test_an_emoji_apart_from_the_words_comes_out_as_given_where_the_model_puts_i
     assert shipped.unreadable("J'aime les 🍕 et les 🍔.") == []  # nothing to warn about
     alone = shipped.translate("🍕 🍕")  # nothing else to read: written back, not translated
     assert alone.text == "🍕 🍕" and alone.confidence == 0.0
+    keycap = stand_in_urls("Étape 1️⃣ : ouvrez 2️⃣3️⃣.", shipped.subwords.knows)
+    assert keycap.kept == ("1️⃣", "2️⃣3️⃣")  # its digit with it: "Pression ⃣" was written
     got = CliRunner().invoke(app, ["translate", "Le 🍰 est prêt."])
     assert got.stdout == "The 🍰 is ready.\n" and got.stderr == ""

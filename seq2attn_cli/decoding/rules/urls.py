@@ -55,7 +55,10 @@ FOUND = re.compile(
     # Python's {} and {name}, Jinja's {{ name }}, the shell's ${NAME} and $NAME, and WMT chat's
     # anonymized #NAME#: the model garbled them ("Bienvenue {name} !" -> "Welcome to a lot.")
     r"|(?<![\w%])%(?:\(\w+\))?[-+0]*\d*(?:\.\d+)?[sdifuxegcr](?![a-z])"
-    r"|\{\{[^{}]*\}\}|\$?\{[\w.:,!\[\]-]*\}|\$[a-z_]\w*|#[a-z][a-z_]*#",
+    r"|\{\{[^{}]*\}\}|\$?\{[\w.:,!\[\]-]*\}|\$[a-z_]\w*|#[a-z][a-z_]*#"
+    # a section sign and its number: read as the sign alone, the model dropped the number
+    # ("Voir le § 3 du contrat." -> "Seening the § of the contract.")
+    r"|§+\s?\d+(?:\.\d+)*",
     re.IGNORECASE,
 )
 # what ends a sentence or a quote rather than a URL ("voir https://x.fr/a."), as GitHub's
@@ -67,6 +70,7 @@ ENDING = ".,;:!?"  # the marks that end a clause or a sentence
 LETTERS = re.compile(r"\w(?:[\w']*\w)?")  # a word without the marks around it: "(RLL)."
 JOINERS = "\u200d\ufe0e\ufe0f"  # zero-width joiner, text and emoji presentation selectors
 APART = re.compile(r"(?<!\w)[^\w\s]+(?!\w)")  # marks and symbols apart from any word
+KEYCAPS = re.compile(r"(?:[0-9#*]\ufe0f?\u20e3)+")  # "1️⃣": an emoji that starts with a digit
 
 
 @dataclass(frozen=True)
@@ -104,10 +108,11 @@ def _symbols(
     def known(i: int) -> bool:  # a joiner binds the emoji of a sequence, known or not
         return knows(text[i]) and text[i] not in JOINERS
 
-    def in_url(i: int) -> bool:
-        return any(a <= i < b for a, b, _ in urls)
+    runs = [(m.start(), m.end(), m.group()) for m in KEYCAPS.finditer(text)]
 
-    runs = []
+    def in_url(i: int) -> bool:  # or in a keycap
+        return any(a <= i < b for a, b, _ in urls + runs)
+
     for m in APART.finditer(text):  # "🍕." -> "🍕": the marks it knows stay the model's
         for is_known, run in groupby(range(m.start(), m.end()), key=known):
             if not is_known and not in_url((at := list(run))[0]):
