@@ -190,6 +190,8 @@ def test_an_emoji_apart_from_the_words_comes_out_as_given_where_the_model_puts_i
     assert shipped.unreadable("J'aime les 🍕 et les 🍔.") == []  # nothing to warn about
     alone = shipped.translate("🍕 🍕")  # nothing else to read: written back, not translated
     assert alone.text == "🍕 🍕" and alone.confidence == 0.0
+    family = shipped.translate("La famille 👨‍👩‍👧 est là.")  # the joiners kept: one emoji
+    assert "👨‍👩‍👧" in family.text and "👨 " not in family.text
     keycap = stand_in_urls("Étape 1️⃣ : ouvrez 2️⃣3️⃣.", shipped.subwords.knows)
     assert keycap.kept == ("1️⃣", "2️⃣3️⃣")  # its digit with it: "Pression ⃣" was written
     got = CliRunner().invoke(app, ["translate", "Le 🍰 est prêt."])
