@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from seq2attn_cli.decoding.rules import pipeline
+from seq2attn_cli.decoding.rules.capitals import in_capitals
 from seq2attn_cli.decoding.rules.markers import Markers
 from seq2attn_cli.decoding.rules.pipeline import FORCED, RULES, SPELLING, VALIDATION, Pipeline
 from seq2attn_cli.decoding.translation import Translation
@@ -16,8 +17,8 @@ from seq2attn_cli.decoding.translation import Translation
 def test_the_rules_are_listed_once_in_the_order_they_read_a_line():
     names = [kind.name for kind in RULES]
     assert names == [
-        "clean", "markers", "urls", "glossary", "confidence", "letters", "parts", "quotes",
-        "articles",
+        "clean", "markers", "urls", "capitals", "glossary", "confidence", "letters", "parts",
+        "quotes", "articles",
     ]  # fmt: skip
     for subset in (VALIDATION, FORCED, SPELLING):  # named subsets name rules that exist
         assert set(subset) <= set(names)
@@ -81,6 +82,19 @@ def test_a_line_s_list_marker_or_dash_is_written_back_before_its_translation(
     assert t.text == translation and t.changed_by == ["markers"] and t.source == source
 
 
+def test_a_line_in_capitals_is_read_in_sentence_case_and_written_in_capitals(shipped, model_writes):
+    model_writes("Warning: do not open URL.")
+    (line,) = shipped.rules.read(["ATTENTION : NE PAS OUVRIR HTTPS://X.FR/A. MERCI."])
+    assert line.parts[0].text == "Attention: ne pas ouvrir URL."  # the model read "ATTION"
+    t = shipped.translate("ATTENTION : NE PAS OUVRIR HTTPS://X.FR/A.")
+    assert t.text == "WARNING: DO NOT OPEN HTTPS://X.FR/A." and "capitals" in t.changed_by
+
+
+@pytest.mark.parametrize("line", ["ONU et OTAN.", "OK", "STOP !", "Le PDG de la SNCF."])
+def test_a_line_with_small_letters_or_one_word_is_not_in_capitals(line):
+    assert not in_capitals(line)
+
+
 @pytest.mark.parametrize("source", ["A. Dupont ouvre.", "2019. Il ouvre.", "-5 degrés."])
 def test_an_initial_a_year_or_a_sign_is_no_marker(source):
     assert Markers().read(source) == (source, "")
@@ -105,7 +119,7 @@ class Shout:
 
 
 def test_a_new_rule_is_one_line_in_the_list(shipped, model_writes, monkeypatch):
-    monkeypatch.setattr(pipeline, "RULES", (*RULES[:3], Shout, *RULES[3:]))
+    monkeypatch.setattr(pipeline, "RULES", (*RULES[:3], Shout, *RULES[3:]))  # after urls
     model_writes("Erdogan saw URL yesterday.")
     rules = Pipeline(setting=shipped.setting)
     (line,) = rules.read(["Erdoğan a vu www.example.com hier."])

@@ -23,6 +23,7 @@ from ...data.subwords import Subwords
 from ..explain.confidence import Judge
 from ..translation import Translation, distinct
 from .articles import Articles
+from .capitals import Capitals
 from .clean import Clean
 from .glossary import Glossary
 from .letters import Letters
@@ -33,7 +34,18 @@ from .urls import Urls
 
 # In the order they read a line; translations are written back from the last to the first.
 # The confidence is judged where the letters are written back and the URLs not yet.
-RULES: tuple[Any, ...] = (Clean, Markers, Urls, Glossary, Judge, Letters, Parts, Quotes, Articles)
+RULES: tuple[Any, ...] = (
+    Clean,
+    Markers,
+    Urls,
+    Capitals,
+    Glossary,
+    Judge,
+    Letters,
+    Parts,
+    Quotes,
+    Articles,
+)
 # validation scores what `s2a translate` writes from the ids the corpus was encoded to
 VALIDATION = ("quotes", "articles")
 # a target given to `s2a inspect --target`, read as the model would write it, and rated
