@@ -168,10 +168,13 @@ def test_jsonl_and_alignments_count_a_url_as_one_word(tiny_model):
         ("La variable ${HOME} vaut $HOME.", ("${HOME}", "$HOME")),
         ("Contactez #PRS_ORG# demain.", ("#PRS_ORG#",)),
         ("Voir le § 3 et les §§ 3.2.", ("§ 3", "§§ 3.2")),  # read alone, the number was lost
+        ("Appelez le 01 23 45 67 89 ou le +33 1 23 45 67 89.",  # "Call up 23 45 67 89."
+         ("01 23 45 67 89", "+33 1 23 45 67 89")),
+        ("Il a gagné 1 000 000 euros en 2019, 2020 et 2021.", ()),  # amounts and years
         ("50 % d'entre eux, 20 %, 5 $ et #1 #2.", ()),  # a percentage, a price, numbers
     ],
-)
-def test_a_program_s_placeholder_is_read_as_a_url(line, kept):
+)  # fmt: skip
+def test_a_placeholder_section_or_telephone_number_is_read_as_a_url(line, kept):
     assert stand_in_urls(line).kept == kept
 
 

@@ -18,7 +18,8 @@ the pieces that spell it in the source and attending most to it, is taken for it
 A placeholder a program fills in (%s, %(name)s, {name}, {{ name }}, ${NAME}, and WMT chat's
 anonymized #PRS_ORG#) is read the same way: the model garbled them ("Bienvenue {name} !" ->
 "Welcome to a lot.", "#PRS_ORG#" -> "EPRICORGG"); on the 2,178 lines of the WMT chat dev set
-that hold one (embedded model, beam 5), BLEU 15.77 -> 46.51.
+that hold one (embedded model, beam 5), BLEU 15.77 -> 46.51. So are a section sign with its number (§ 3)
+and a telephone number (01 23 45 67 89), whose groups the model dropped or garbled.
 
 An emoji or other symbol the model has no piece for, standing apart from the words, is read
 the same way: the model read one as <unk> and made a word up for it ("J'aime les 🍕 et les
@@ -58,7 +59,10 @@ FOUND = re.compile(
     r"|\{\{[^{}]*\}\}|\$?\{[\w.:,!\[\]-]*\}|\$[a-z_]\w*|#[a-z][a-z_]*#"
     # a section sign and its number: read as the sign alone, the model dropped the number
     # ("Voir le § 3 du contrat." -> "Seening the § of the contract.")
-    r"|§+\s?\d+(?:\.\d+)*",
+    r"|§+\s?\d+(?:\.\d+)*"
+    # a telephone number, French (01 23 45 67 89) or international (+33 1 23 45 67 89): the
+    # model dropped or garbled its groups ("Call up 23 45 67 89.", "the EC3315 67 89")
+    r"|(?<![\w+])(?:0\d|\+\d{1,3}[\s.-]?\(?\d{1,4}\)?)(?:[\s.-]?\d{2,4}){3,4}(?!\w)",
     re.IGNORECASE,
 )
 # what ends a sentence or a quote rather than a URL ("voir https://x.fr/a."), as GitHub's
