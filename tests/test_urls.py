@@ -171,6 +171,8 @@ def test_jsonl_and_alignments_count_a_url_as_one_word(tiny_model):
         ("Appelez le 01 23 45 67 89 ou le +33 1 23 45 67 89.",  # "Call up 23 45 67 89."
          ("01 23 45 67 89", "+33 1 23 45 67 89")),
         ("Il a gagné 1 000 000 euros en 2019, 2020 et 2021.", ()),  # amounts and years
+        ("Merci @jean_dupont ! #vacances #plage", ("@jean_dupont", "#vacances", "#plage")),
+        ("Écrivez à a.b@c.fr, #PRS_ORG# ou R&#D.", ("a.b@c.fr", "#PRS_ORG#")),
         ("50 % d'entre eux, 20 %, 5 $ et #1 #2.", ()),  # a percentage, a price, numbers
     ],
 )  # fmt: skip

@@ -19,7 +19,9 @@ A placeholder a program fills in (%s, %(name)s, {name}, {{ name }}, ${NAME}, and
 anonymized #PRS_ORG#) is read the same way: the model garbled them ("Bienvenue {name} !" ->
 "Welcome to a lot.", "#PRS_ORG#" -> "EPRICORGG"); on the 2,178 lines of the WMT chat dev set
 that hold one (embedded model, beam 5), BLEU 15.77 -> 46.51. So are a section sign with its number (§ 3)
-and a telephone number (01 23 45 67 89), whose groups the model dropped or garbled.
+and a telephone number (01 23 45 67 89), whose groups the model dropped or garbled, and a
+mention or a hashtag (@jean_dupont, #vacances; the dev sets' 83 lines that hold one: BLEU
+15.83 -> 22.23).
 
 An emoji or other symbol the model has no piece for, standing apart from the words, is read
 the same way: the model read one as <unk> and made a word up for it ("J'aime les 🍕 et les
@@ -62,7 +64,10 @@ FOUND = re.compile(
     r"|§+\s?\d+(?:\.\d+)*"
     # a telephone number, French (01 23 45 67 89) or international (+33 1 23 45 67 89): the
     # model dropped or garbled its groups ("Call up 23 45 67 89.", "the EC3315 67 89")
-    r"|(?<![\w+])(?:0\d|\+\d{1,3}[\s.-]?\(?\d{1,4}\)?)(?:[\s.-]?\d{2,4}){3,4}(?!\w)",
+    r"|(?<![\w+])(?:0\d|\+\d{1,3}[\s.-]?\(?\d{1,4}\)?)(?:[\s.-]?\d{2,4}){3,4}(?!\w)"
+    # a mention or a hashtag (@jean_dupont, #vacances): "Thanks for the harvejedupont", and
+    # hashtags left out without a word
+    r"|(?<![\w.@#&])[@#][^\W\d]\w*",
     re.IGNORECASE,
 )
 # what ends a sentence or a quote rather than a URL ("voir https://x.fr/a."), as GitHub's
