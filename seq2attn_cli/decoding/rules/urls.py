@@ -18,10 +18,10 @@ the pieces that spell it in the source and attending most to it, is taken for it
 A placeholder a program fills in (%s, %(name)s, {name}, {{ name }}, ${NAME}, and WMT chat's
 anonymized #PRS_ORG#) is read the same way: the model garbled them ("Bienvenue {name} !" ->
 "Welcome to a lot.", "#PRS_ORG#" -> "EPRICORGG"); on the 2,178 lines of the WMT chat dev set
-that hold one (embedded model, beam 5), BLEU 15.77 -> 46.51. So are a section sign with its number (§ 3)
-and a telephone number (01 23 45 67 89), whose groups the model dropped or garbled, and a
-mention or a hashtag (@jean_dupont, #vacances; the dev sets' 83 lines that hold one: BLEU
-15.83 -> 22.23).
+that hold one (embedded model, beam 5), BLEU 15.77 -> 46.51. So are a section sign with its
+number (§ 3) and a telephone number (01 23 45 67 89), whose groups the model dropped or
+garbled, and a mention or a hashtag (@jean_dupont, #vacances; the dev sets' 83 lines that
+hold one: BLEU 15.83 -> 22.23).
 
 An emoji or other symbol the model has no piece for, standing apart from the words, is read
 the same way: the model read one as <unk> and made a word up for it ("J'aime les 🍕 et les
