@@ -18,7 +18,7 @@ def test_the_rules_are_listed_once_in_the_order_they_read_a_line():
     names = [kind.name for kind in RULES]
     assert names == [
         "clean", "markers", "urls", "capitals", "glossary", "confidence", "letters", "parts",
-        "quotes", "articles",
+        "quotes", "articles", "numbers",
     ]  # fmt: skip
     for subset in (VALIDATION, FORCED, SPELLING):  # named subsets name rules that exist
         assert set(subset) <= set(names)
@@ -40,6 +40,7 @@ def test_a_rule_that_does_not_apply_to_the_model_is_left_out(shipped):
     french = dataclasses.replace(shipped.setting, languages=("en", "fr"), spaced_quotes=False)
     names = [rule.name for rule in Pipeline(setting=french).rules]
     assert "articles" not in names and "quotes" not in names  # English output, spaced quotes
+    assert "numbers" not in names  # from French into English only
     assert [rule.name for rule in shipped.rules.rules] == [
         kind.name
         for kind in RULES
@@ -98,6 +99,28 @@ def test_a_line_with_small_letters_or_one_word_is_not_in_capitals(line):
 @pytest.mark.parametrize("source", ["A. Dupont ouvre.", "2019. Il ouvre.", "-5 degrés."])
 def test_an_initial_a_year_or_a_sign_is_no_marker(source):
     assert Markers().read(source) == (source, "")
+
+
+@pytest.mark.parametrize(
+    ("written", "english"),
+    [
+        ("It rose by 3,5% to 35 000.", "It rose by 3.5% to 35,000."),
+        ("He paid 1 234,56 euros.", "He paid 1,234.56 euros."),
+        ("He paid 234,56 euros.", "He paid 234.56 euros."),  # the end of the source's number
+        ("In 2019, 2020 and 15,000.", "In 2019, 2020 and 15,000."),  # a list; fifteen thousand?
+    ],
+)
+def test_numbers_copied_from_french_are_written_in_english_form(
+    shipped, model_writes, written, english
+):
+    model_writes(written)
+    t = shipped.translate("Il a payé 1 234,56 euros, 3,5 %, 35 000, 2019, 2020 et 15,000.")
+    assert t.text == english and ("numbers" in t.changed_by) == (written != english)
+
+
+def test_a_number_the_source_does_not_hold_is_left_as_the_model_wrote_it(shipped, model_writes):
+    model_writes("It costs 2,5 dollars.")  # not a copy: the source says 3,5
+    assert shipped.translate("Il coûte 3,5 dollars.").text == "It costs 2,5 dollars."
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from .clean import Clean
 from .glossary import Glossary
 from .letters import Letters
 from .markers import Markers
+from .numbers import Numbers
 from .parts import Parts
 from .quotes import Quotes
 from .urls import Urls
@@ -45,6 +46,7 @@ RULES: tuple[Any, ...] = (
     Parts,
     Quotes,
     Articles,
+    Numbers,
 )
 # validation scores what `s2a translate` writes from the ids the corpus was encoded to
 VALIDATION = ("quotes", "articles")
