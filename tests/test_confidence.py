@@ -184,10 +184,10 @@ def test_a_currency_sign_the_translation_left_out_is_dropped_and_warned(shipped,
         return [Hypothesis(indices=indices, score=-0.5, weights=[even] * (len(indices) + 1))]
 
     monkeypatch.setattr("seq2attn_cli.decoding.translator.translate_ids", search)
-    assert "€" in shipped.translate("J'ai payé 12,50 € hier.").dropped
-    result = runner.invoke(app, ["translate", "--threads", "1", "J'ai payé 12,50 € hier."])
-    assert result.exit_code == 0 and result.stdout == "I paid 12,50 yesterday.\n"
-    assert 'input line 1: the translation left out "€"' in result.stderr
+    assert "£" in shipped.translate("J'ai payé 12,50 £ hier.").dropped  # € is read as euros
+    result = runner.invoke(app, ["translate", "--threads", "1", "J'ai payé 12,50 £ hier."])
+    assert result.exit_code == 0 and result.stdout == "I paid 12.50 yesterday.\n"
+    assert 'input line 1: the translation left out "£"' in result.stderr
 
 
 def test_jsonl_carries_the_confidence_and_the_dropped_words(tiny_model) -> None:

@@ -118,6 +118,16 @@ def test_numbers_copied_from_french_are_written_in_english_form(
     assert t.text == english and ("numbers" in t.changed_by) == (written != english)
 
 
+def test_an_amount_is_read_with_its_sign_s_word_and_written_with_the_sign_before_it(
+    shipped, model_writes
+):
+    (line,) = shipped.rules.read(["J'ai payé 12,50 € et 5 $."])
+    read = shipped.subwords.text(shipped.subwords.pieces(line.parts[0].ids))
+    assert read == "J'ai payé 12,50 euros et 5 dollars."  # as given: "I paid 12,50."
+    model_writes("I paid 12,50 euros and 5 dollars.")
+    assert shipped.translate("J'ai payé 12,50 € et 5 $.").text == "I paid €12.50 and $5."
+
+
 def test_a_number_the_source_does_not_hold_is_left_as_the_model_wrote_it(shipped, model_writes):
     model_writes("It costs 2,5 dollars.")  # not a copy: the source says 3,5
     assert shipped.translate("Il coûte 3,5 dollars.").text == "It costs 2,5 dollars."
