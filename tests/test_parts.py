@@ -61,6 +61,8 @@ def test_a_title_or_an_initial_does_not_end_a_sentence():
         "Il habite à env. 10 km, cf. Dupont.",
         "Voir le chap. IV et le vol. 2.",
         "Lisez la p. https://example.org/a pour plus.",
+        "Voir le vol. II de l'ouvrage et l'art. L. 121-1 du code.",
+        "Fondée en 52 av. J.-C. par les Romains.",
     ],
 )
 def test_an_abbreviation_does_not_end_a_sentence(text):

@@ -81,6 +81,8 @@ def test_a_line_s_list_marker_or_dash_is_written_back_before_its_translation(
     assert line.parts[0].text == source.partition(" ")[2]  # the model reads no marker
     t = shipped.translate(source)
     assert t.text == translation and t.changed_by == ["markers"] and t.source == source
+    words = t.text.split()  # the pieces' words are the text's: alignments and tags find them
+    assert len(t.word_attention.tgt) == len(words) + 1 and (0, 0) in t.alignment
 
 
 def test_a_line_in_capitals_is_read_in_sentence_case_and_written_in_capitals(shipped, model_writes):
@@ -89,6 +91,11 @@ def test_a_line_in_capitals_is_read_in_sentence_case_and_written_in_capitals(shi
     assert line.parts[0].text == "Attention: ne pas ouvrir URL."  # the model read "ATTION"
     t = shipped.translate("ATTENTION : NE PAS OUVRIR HTTPS://X.FR/A.")
     assert t.text == "WARNING: DO NOT OPEN HTTPS://X.FR/A." and "capitals" in t.changed_by
+
+
+def test_an_acronym_in_a_line_in_capitals_stays_in_capitals(shipped):
+    (line,) = shipped.rules.read(["UE ET OTAN : JE VAIS À LA SNCF."])  # read "ue": "USE AND"
+    assert line.parts[0].text == "UE et OTAN: je vais à la SNCF."
 
 
 @pytest.mark.parametrize("line", ["ONU et OTAN.", "OK", "STOP !", "Le PDG de la SNCF."])
@@ -126,6 +133,28 @@ def test_an_amount_is_read_with_its_sign_s_word_and_written_with_the_sign_before
     assert read == "J'ai payé 12,50 euros et 5 dollars."  # as given: "I paid 12,50."
     model_writes("I paid 12,50 euros and 5 dollars.")
     assert shipped.translate("J'ai payé 12,50 € et 5 $.").text == "I paid €12.50 and $5."
+
+
+def test_the_words_of_numbers_and_amounts_written_in_english_are_those_of_the_pieces(
+    shipped, model_writes
+):
+    model_writes("A fine of 1 500 euros, 3,5 and 35 000, was imposed.")
+    t = shipped.translate("Une amende de 1 500 €, 3,5 et 35 000, a été infligée.")
+    assert t.text == "A fine of €1,500, 3.5 and 35,000, was imposed."
+    assert t.word_attention.tgt[:-1] == ["A", "fine", "of", "€1,500,", "3,5", "and", "35,000,",
+                                          "was", "imposed."]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("source", "read"),
+    [
+        ("Le menu coûte 12€50.", "Le menu coûte 12,50 euros."),  # not "12 euros50"
+        ("Appelez le 0 800 123 456.", "Appelez le URL."),  # a telephone number, not 800,123,456
+    ],
+)
+def test_an_amount_with_its_cents_after_the_sign_and_a_toll_free_number(shipped, source, read):
+    (line,) = shipped.rules.read([source])
+    assert shipped.subwords.text(shipped.subwords.pieces(line.parts[0].ids)) == read
 
 
 def test_a_number_the_source_does_not_hold_is_left_as_the_model_wrote_it(shipped, model_writes):

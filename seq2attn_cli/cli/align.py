@@ -16,6 +16,7 @@ from ..align import HEAD
 from ..align.methods import DEFAULT, METHODS
 from ..config import DECODE
 from .common import (
+    STDIN,
     Debug,
     Device,
     ModelDir,
@@ -165,8 +166,8 @@ def _read(path: Path | None, option: str) -> tuple[str, list[str]]:
         data = sys.stdin.buffer.read() if name == "stdin" else path.read_bytes()  # type: ignore[union-attr]
     except IsADirectoryError:
         fail(f"{option}{name}: is a directory")
-    except OSError as error:
-        fail(f"{option}{name}: {error.strerror or error}")
+    except OSError as error:  # a closed stdin is named as translate names it
+        fail(f"{option}{STDIN if error.filename == STDIN else name}: {error.strerror or error}")
     if problem := not_text([data[: 1 << 16]]):
         fail(f"{name}: {problem}")
     text, problem = decoded(data)

@@ -7,6 +7,7 @@ c_t, and [h_t; c_t] goes through the feed-forward layer to a distribution over p
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from ...data.reading import normalize
 from ...model.seq2seq import Encoded, output_log_probs
 from ..rules.clean import clean
 from ..rules.parts import sentences_of
-from ..rules.pipeline import FORCED, Pipeline
+from ..rules.pipeline import FORCED, GIVEN, Pipeline
 from ..translator import EOS_PIECE, Translation, Translator
 from .alignment import WORD_START
 
@@ -91,8 +92,9 @@ def explain(
     if target is None:  # the translation `s2a translate` gives, piece for piece
         translation, src_ids, ids = chosen(translator, source, beam=beam, glossary=glossary)
         return translation, steps_of(translator, teacher_force(translator, src_ids, ids), ids)
-    pipeline = translator.pipeline(glossary)
-    src_ids = pipeline.whole(pipeline.read([source])[0])  # as `s2a align`: the target is for all
+    setting = dataclasses.replace(translator.setting, glossary=glossary or None)
+    pipeline = Pipeline(setting=setting, names=GIVEN)  # as `s2a align`: the target is for all
+    src_ids = pipeline.whole(pipeline.read([source])[0])
     if not src_ids:
         raise ValueError("nothing to inspect: the sentence is empty")
     rules = Pipeline(setting=translator.setting, names=FORCED)  # the target as the model reads it

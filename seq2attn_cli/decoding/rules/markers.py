@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..explain.alignment import WORD_START
 from ..translation import Translation
 
 if TYPE_CHECKING:
@@ -45,9 +46,23 @@ class Markers:
         return (text[m.end() :], m.group().strip()) if m else (text, "")
 
     def write(self, t: Translation, memo: str) -> Translation:
-        """`t` (and its alternatives) with the marker before it."""
-        if not memo:
+        """`t` (and its alternatives) with the marker before it, a word of its own on both
+        sides, attending to itself: the words of the pieces stay those of the text."""
+        if not memo or not t.tgt_tokens:
             return t
+        piece = WORD_START + memo
+        if t.has_attention:  # one column more, the marker's; a row for it, all on it
+            weights = [[1.0] + [0.0] * len(t.src_tokens)]
+            weights += [[0.0, *row] for row in t.weights]  # (tgt + 1, src + 1)
+            src = [piece, *t.src_tokens]
+        else:  # --attention none: its one column stays
+            weights, src = [t.weights[0], *t.weights], t.src_tokens
         return dataclasses.replace(
-            t, text=f"{memo} {t.text}", alternatives=[f"{memo} {a}" for a in t.alternatives]
+            t,
+            text=f"{memo} {t.text}",
+            alternatives=[f"{memo} {a}" for a in t.alternatives],
+            src_tokens=src,
+            tgt_tokens=[piece, *t.tgt_tokens],
+            weights=weights,
+            model_tokens=t.model_tokens or t.tgt_tokens,
         )

@@ -6,7 +6,10 @@ decimal numbers of newstest2013's French side, the embedded model wrote 38 with 
 ("a rise of 3,5"), and all 12 numbers grouped by spaces as they were ("35 000"), where the
 references write 3.5 and 35,000. In English output, a number that the translation writes as
 the source does, in French form, is written in English form; one the model wrote in English
-form already is not in the source as such, and is left alone.
+form already is not in the source as such, and is left alone. On the dev sets' lines that
+hold such a number (embedded model, beam 5), BLEU without -> with: newstest2013 (45 lines)
+18.24 -> 19.39, ud-pud (18) 17.11 -> 20.64, XNLI (87) 19.36 -> 21.51, wmt24pp (17) 16.91 ->
+17.29, MTNT (20) 17.47 -> 17.39, WMT chat (45) 27.49 -> 26.11 (its references keep "20,00 $").
 
 The model has pieces for € and $ but seldom wrote them: "J'ai payé 12,50 € hier." came out as
 "I paid 12,50 yesterday.", "Le billet coûte 20 €." as "The ticket costs 20 scale.". It reads
@@ -14,10 +17,8 @@ an amount's sign as its word ("12,50 euros"), which it translates ("12.50 euros"
 sign is written back before the amount, as English writes it ("€12.50"). On the dev sets'
 lines that hold an amount, BLEU without -> with: XNLI (97 lines) 23.34 -> 32.03, MTNT (35)
 12.65 -> 12.97, WMT chat (37) 30.64 -> 31.09, wmt24pp (3) 13.53 -> 17.76, newstest2013 (3)
-11.32 -> 21.26. On the dev sets' lines that
-hold such a number (embedded model, beam 5), BLEU without -> with: newstest2013 (45 lines)
-18.24 -> 19.39, ud-pud (18) 17.11 -> 20.64, XNLI (87) 19.36 -> 21.51, wmt24pp (17) 16.91 ->
-17.29, MTNT (20) 17.47 -> 17.39, WMT chat (45) 27.49 -> 26.11 (its references keep "20,00 $").
+11.32 -> 21.26; writing "12.50 euros" instead gave XNLI 21.11. The target pieces follow the
+words written (`pieces_in_english`), so alignments and a document's tags still find them.
 """
 
 from __future__ import annotations
@@ -25,22 +26,32 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ..explain.alignment import WORD_START, group_pieces
 from ..translation import Translation
 
 if TYPE_CHECKING:
     from .pipeline import Setting
 
-# a French number: groups of three digits after spaces (35 000), a decimal comma (3,5), or
-# both; not a comma before three digits alone ("15,000" is fifteen thousand as often as not)
-FRENCH = re.compile(r"(?<![\d,.])(?:\d{1,3}(?: \d{3})+(?:,\d+)?|\d+,(?!\d{3}(?!\d))\d+)(?![\d,])")
+# a French number: groups of three digits after spaces (35 000; not "0 800 123 456", a
+# telephone number), a decimal comma (3,5), or both; not a comma before three digits alone
+# ("15,000" is fifteen thousand as often as not)
+GROUPED = r"[1-9]\d{0,2}(?: \d{3})+(?:,\d+)?"
+FRENCH = re.compile(rf"(?<![\d,.])(?<!\d )(?:{GROUPED}|\d+,(?!\d{{3}}(?!\d))\d+)(?!\d|,\d)")
 
 
-# an amount: a number, then a currency sign; read as the number and the sign's word
-AMOUNT = re.compile(r"(?<![\w,.])(\d{1,3}(?: \d{3})+(?:,\d+)?|\d+(?:[,.]\d+)?) ?([€$])")
+# an amount: a number, then a currency sign (12,50 €, 12€50); read as the number and the
+# sign's word ("12,50 euros")
+AMOUNT = re.compile(rf"(?<![\w,.])({GROUPED}|\d+(?:[,.]\d+)?) ?([€$])(\d\d(?!\d))?")
 WORDS = {"€": "euros", "$": "dollars"}  # not £: the model read "livres" as "books"
 WRITTEN = {"€": "euros?", "$": "dollars?"}  # the sign's word in English
+
+
+def read_amount(m: re.Match[str]) -> str:
+    """An amount as the model reads it: "12,50 €" and "12€50" -> "12,50 euros"."""
+    cents = f",{m.group(3)}" if m.group(3) else ""
+    return f"{m.group(1)}{cents} {WORDS[m.group(2)]}"
 
 
 def english(number: str) -> str:
@@ -60,7 +71,7 @@ class Numbers:
     """The rule: French numbers the translation copies written in English form."""
 
     name: str = "numbers"
-    did: str = "wrote the numbers copied from French in English form (3,5 -> 3.5)"
+    did: str = "wrote the numbers copied from French in English form (3,5 -> 3.5, 12 € -> €12)"
 
     @classmethod
     def of(cls, setting: Setting) -> Numbers | None:
@@ -69,7 +80,7 @@ class Numbers:
 
     def read(self, text: str) -> tuple[str, str]:
         """The text with each amount's sign read as its word; remembered as given."""
-        return AMOUNT.sub(lambda m: f"{m.group(1)} {WORDS[m.group(2)]}", text), text
+        return AMOUNT.sub(read_amount, text), text
 
     def write(self, t: Translation, memo: str) -> Translation:
         """`t` (and its alternatives) with the French numbers it copies in English form, and
@@ -78,13 +89,53 @@ class Numbers:
             t,
             text=as_english(t.text, memo),
             alternatives=[as_english(a, memo) for a in t.alternatives],
+            **pieces_in_english(t, memo),
         )
 
 
 def as_english(text: str, source: str) -> str:
     """`text` with its numbers in English form and the source's amounts signed as given."""
-    text = in_english(text, source)
-    for number, sign in AMOUNT.findall(source):
-        said = re.compile(rf"(?<![\w,.]){re.escape(english(number))} {WRITTEN[sign]}\b")
-        text = said.sub(f"{sign}{english(number)}", text, count=1)
+    text = in_english(text, AMOUNT.sub(read_amount, source))
+    for number, sign, cents in AMOUNT.findall(source):
+        amount = english(f"{number},{cents}" if cents else number)
+        said = re.compile(rf"(?<![\w,.-]){re.escape(amount)} {WRITTEN[sign]}\b")
+        text = said.sub(f"{sign}{amount}", text, count=1)
     return text
+
+
+def pieces_in_english(t: Translation, source: str) -> dict[str, Any]:
+    """`t`'s target pieces and attention rows, their words those of `as_english`: the groups
+    of a French number one word ("▁35 ▁000" -> "▁35 ,000"), an amount's sign word gone and
+    its sign on the number ("▁20 ▁euros" -> "▁€20"); the model's pieces kept apart."""
+    pieces, weights = list(t.tgt_tokens), list(t.weights)
+    for number in FRENCH.findall(AMOUNT.sub(read_amount, source)):
+        found = _run(pieces, number.split(",")[0].split())
+        for first in found[1:] if found else []:
+            pieces[first] = "," + pieces[first].removeprefix(WORD_START)
+    for number, sign, cents in AMOUNT.findall(source):
+        digits = re.sub(r"\D", "", number + cents)
+        words, groups = group_pieces(pieces)
+        for k in range(len(words) - 1):
+            if re.sub(r"\D", "", words[k]) == digits and re.match(WRITTEN[sign], words[k + 1]):
+                pieces[groups[k][0]] = WORD_START + sign + pieces[groups[k][0]].lstrip(WORD_START)
+                for i in reversed(groups[k + 1]):  # its letters, not the marks after them
+                    if pieces[i].lstrip(WORD_START).isalpha():  # with their rows (tgt, src);
+                        del pieces[i], weights[i : i + 1]  # a runner-up has none
+                break
+    if pieces == t.tgt_tokens:
+        return {}
+    return {
+        "tgt_tokens": pieces,
+        "weights": weights,
+        "model_tokens": t.model_tokens or t.tgt_tokens,
+    }
+
+
+def _run(pieces: list[str], words: list[str]) -> list[int]:
+    """The first piece of each word of the first run of `words` in `pieces` ([] if none)."""
+    found, groups = group_pieces(pieces)
+    found = [word.strip(".,;:!?()\"'") for word in found]  # "35 000," is "35", "000"
+    for k in range(len(found) - len(words) + 1):
+        if found[k : k + len(words)] == words:
+            return [groups[k + n][0] for n in range(len(words))]
+    return []

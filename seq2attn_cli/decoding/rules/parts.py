@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 # French lines, 2 are cut otherwise than without these lists ("tél. 01…", "Midoriya vs. Todoroki").
 SENTENCE_END = re.compile(r"(\w*)[.!?…]+[\"'»”)\]]*\s+(?=[\"«“(\[A-ZÀ-Ý0-9])")
 TITLES = {"M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Me", "Dr", "Pr", "St", "Ste", "Mgr"}
-ABBREVIATIONS = {"cf", "chap", "fig", "env", "éd", "vs", "coll", "réf", "tél"}
+ABBREVIATIONS = {"cf", "chap", "fig", "env", "éd", "vs", "coll", "réf", "tél", "av", "apr"}
+NUMBER = re.compile(r"\d|[IVXLCDM]+\b|[A-Z]\.")  # 12, II, L. (the article L. 121-1)
 # before a number only: words too ("un vol."), names ("Al.") and smileys (":p. Mais")
 NUMBERING = {"p", "pp", "art", "vol", "no", "n", "t", "ch", "ex", "sect", "ann"}
 CLAUSE_MARK = re.compile(r"[;:,]\s+|\s+[-–—]\s+")
@@ -77,7 +78,7 @@ def sentences_of(text: str) -> list[str]:
     """`text` cut after every sentence end, the spaces of each cut dropped."""
     parts, start = [], 0
     for m in SENTENCE_END.finditer(text):
-        if m.group().startswith(f"{m.group(1)}.") and not_an_end(m.group(1), text[m.end()]):
+        if m.group().startswith(f"{m.group(1)}.") and not_an_end(m.group(1), text[m.end() :]):
             continue
         parts.append(text[start : m.end()].rstrip())
         start = m.end()
@@ -86,10 +87,10 @@ def sentences_of(text: str) -> list[str]:
 
 
 def not_an_end(word: str, after: str) -> bool:
-    """Whether a full stop after `word`, before the character `after`, is no sentence end."""
+    """Whether a full stop after `word`, before the text `after`, is no sentence end."""
     initial = len(word) == 1 and word.isupper()
-    shortened = word.lower() in ABBREVIATIONS or (word.lower() in NUMBERING and after.isdigit())
-    return initial or word in TITLES or shortened
+    numbered = word.lower() in NUMBERING and NUMBER.match(after) is not None
+    return initial or word in TITLES or word.lower() in ABBREVIATIONS or numbered
 
 
 def joined(parts: list[Translation]) -> Translation:

@@ -48,6 +48,9 @@ RULES: tuple[Any, ...] = (
     Articles,
     Numbers,
 )
+# a line given with its translation (`s2a align`, `inspect --target`), read as the model reads
+# it whole: nothing set aside or rewritten that the given translation keeps as it is
+GIVEN = tuple(kind.name for kind in RULES if kind.name not in ("markers", "capitals", "numbers"))
 # validation scores what `s2a translate` writes from the ids the corpus was encoded to
 VALIDATION = ("quotes", "articles")
 # a target given to `s2a inspect --target`, read as the model would write it, and rated

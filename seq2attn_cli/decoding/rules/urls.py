@@ -62,9 +62,9 @@ FOUND = re.compile(
     # a section sign and its number: read as the sign alone, the model dropped the number
     # ("Voir le § 3 du contrat." -> "Seening the § of the contract.")
     r"|§+\s?\d+(?:\.\d+)*"
-    # a telephone number, French (01 23 45 67 89) or international (+33 1 23 45 67 89): the
-    # model dropped or garbled its groups ("Call up 23 45 67 89.", "the EC3315 67 89")
-    r"|(?<![\w+])(?:0\d|\+\d{1,3}[\s.-]?\(?\d{1,4}\)?)(?:[\s.-]?\d{2,4}){3,4}(?!\w)"
+    # a telephone number, French (01 23 45 67 89, 0 800 123 456) or international (+33 1 23
+    # 45 67 89): the model dropped or garbled its groups ("Call up 23 45 67 89.", "EC3315 67 89")
+    r"|(?<![\w+])(?:0\s?\d|\+\d{1,3}[\s.-]?\(?\d{1,4}\)?)(?:[\s.-]?\d{2,4}){3,4}(?!\w)"
     # a mention or a hashtag (@jean_dupont, #vacances): "Thanks for the harvejedupont", and
     # hashtags left out without a word
     r"|(?<![\w.@#&])[@#][^\W\d]\w*",
