@@ -180,6 +180,15 @@ def test_a_placeholder_section_or_telephone_number_is_read_as_a_url(line, kept):
     assert stand_in_urls(line).kept == kept
 
 
+def test_a_stand_in_of_several_words_is_as_many_words_in_alignments_and_documents(shipped):
+    t = shipped.translate("Appelez le 01 23 45 67 89 pour plus d'informations.")
+    assert "01 23 45 67 89" in t.text
+    assert len(t.word_attention.src) - 1 == len(t.source.split())  # both sides, as written
+    assert len(t.word_attention.tgt) - 1 == len(t.text.split())
+    page = "<p>Voir le § 3 du <i>contrat</i> signé.</p>"  # the tag was one word early
+    assert "<i>contract</i>" in shipped.translate_document(page, format="html")
+
+
 def test_a_program_s_placeholders_come_out_as_given_with_the_shipped_model(shipped):
     # the model alone wrote "Welcome to a lot." and "Contact EPRICORGG for help."
     lines = ["Bienvenue {name} !", "Contactez #PRS_ORG# pour de l'aide.", "Bonjour %s."]

@@ -190,11 +190,38 @@ def with_urls(t: Translation, stand_ins: StandIns) -> Translation:
         text = t.text
     others = [a for a in (put_back(a, stand_ins) for a in t.alternatives) if a is not None]
     return dataclasses.replace(
-        t,
+        _spread(t, stand_ins) if text == put_back(t.text, stand_ins) else t,
         text=text,
         alternatives=[a for a in dict.fromkeys(others) if a != text],
         dropped=[w for w in t.dropped if w != stand_ins.word],  # written, whatever the model did
     )
+
+
+def _spread(t: Translation, stand_ins: StandIns) -> Translation:
+    """`t` with each stand-in for a URL or term of several words ("01 23 45 67 89", "New York")
+    as that many words on both sides, so that the pieces' words stay the text's (alignments, a
+    document's tags): the copies of a written one attend as it does, none to the source's."""
+    widths = [len(kept.split()) if kept else 1 for kept in stand_ins.kept]
+    if not t.has_attention or widths == [1] * len(widths):
+        return t
+    src, tgt, weights = list(t.src_tokens), list(t.tgt_tokens), [list(r) for r in t.weights]
+    read, written = _slots(src, stand_ins), _slots(tgt, stand_ins)
+    if len(read) != len(widths) or len(written) != len(widths):
+        return t
+    for at, n in reversed(list(zip(read, widths, strict=True))):  # (tgt, src + copies)
+        src[at:at] = [WORD_START + stand_ins.word] * (n - 1)
+        weights = [row[:at] + [0.0] * (n - 1) + row[at:] for row in weights]
+    for at, n in reversed(list(zip(written, widths, strict=True))):  # (tgt + copies, src)
+        tgt[at:at] = [WORD_START + stand_ins.word] * (n - 1)
+        weights[at:at] = [list(weights[at - 1]) for _ in range(n - 1)]
+    return dataclasses.replace(t, src_tokens=src, tgt_tokens=tgt, weights=weights)
+
+
+def _slots(pieces: list[str], stand_ins: StandIns) -> list[int]:
+    """Where, after each stand-in word of `pieces` (its pieces and marks), copies would go."""
+    words, groups = group_pieces(pieces)
+    return [group[-1] + 1 for word, group in zip(words, groups, strict=True)
+            if stand_ins.pattern.search(word)]  # fmt: skip
 
 
 def put_back(text: str, stand_ins: StandIns) -> str | None:
