@@ -35,6 +35,12 @@ def test_a_long_line_is_cut_between_sentences_before_anywhere_else():
     ]
 
 
+def test_a_dialogue_s_dash_starts_a_sentence():
+    assert split("Bonjour. - Salut, ça va ? — Oui.", short(100)) == [
+        "Bonjour.", "- Salut, ça va ?", "— Oui."
+    ]  # fmt: skip
+
+
 def test_a_sentence_may_end_in_a_number_or_a_one_letter_word():
     text = "Il y en a. Voir l'article 3. Le train part à 8 h. Elle arrive."
     assert split(text, short(25)) == [

@@ -15,6 +15,8 @@ from ..data.subwords import EOS_PIECE, Subwords
 from ..model.int8 import is_quantized, quantize
 from ..model.seq2seq import Seq2Seq
 from .rules.letters import fold
+from .rules.markers import Markers
+from .rules.parts import sentences_of
 from .rules.pipeline import Pipeline, Setting
 from .rules.urls import stand_in_urls
 from .search.batched import translate_ids
@@ -84,10 +86,12 @@ class Translator:
 
     def unreadable(self, text: str) -> list[str]:
         """Runs of characters the model reads as nothing: no piece, and no base letter with one
-        (a URL's, and symbols apart from the words, are written back as given, rules/urls.py)."""
+        (a URL's, symbols apart from the words and a sentence's marker are written back as
+        given: rules/urls.py, markers.py)."""
         knows = self.subwords.knows
         read = stand_in_urls(text, knows)
         blanked = read.pattern.sub(" ", read.text) if read.kept else text  # the stand-ins: out
+        blanked = " ".join(Markers().read(part)[0] for part in sentences_of(blanked))  # markers
         return self.subwords.unknown(fold(blanked, knows)[0])
 
     @overload

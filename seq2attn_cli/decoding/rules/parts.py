@@ -30,11 +30,14 @@ if TYPE_CHECKING:
     from .pipeline import Setting
 
 # Where a sentence may end: . ! ? or … (with closing quotes or brackets), a space, then what
-# can start a sentence. A full stop after an initial, a title ("M. Dupont") or an abbreviation
-# ("cf. Dupont") is not an end, nor one after a word that numbers ("p. 12", "art. 3") before a
-# number: cut there, "Lisez la p. 12" was translated "Read the gun. 12". Of the dev sets'
-# French lines, 2 are cut otherwise than without these lists ("tél. 01…", "Midoriya vs. Todoroki").
-SENTENCE_END = re.compile(r"(\w*)[.!?…]+[\"'»”)\]]*\s+(?=[\"«“(\[A-ZÀ-Ý0-9])")
+# can start a sentence, a dialogue's dash too ("- Bonjour. - Salut !" lost its "Bonjour"). A
+# full stop after an initial, a title ("M. Dupont") or an abbreviation ("cf. Dupont") is not
+# an end, nor one after a word that numbers ("p. 12", "art. 3", "vol. II") before a number:
+# cut there, "Lisez la p. 12" was translated "Read the gun. 12". Of the dev sets' French
+# lines, 2 are cut otherwise than without these lists ("tél. 01…", "Midoriya vs. Todoroki").
+SENTENCE_END = re.compile(
+    r"(\w*)[.!?…]+[\"'»”)\]]*\s+(?=[\"«“(\[A-ZÀ-Ý0-9]|[-–—*•‣◦▪⁃→·] [\"«“A-ZÀ-Ý])"
+)
 TITLES = {"M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Me", "Dr", "Pr", "St", "Ste", "Mgr"}
 ABBREVIATIONS = {"cf", "chap", "fig", "env", "éd", "vs", "coll", "réf", "tél", "av", "apr"}
 NUMBER = re.compile(r"\d|[IVXLCDM]+\b|[A-Z]\.")  # 12, II, L. (the article L. 121-1)
@@ -80,6 +83,8 @@ def sentences_of(text: str) -> list[str]:
     for m in SENTENCE_END.finditer(text):
         if m.group().startswith(f"{m.group(1)}.") and not_an_end(m.group(1), text[m.end() :]):
             continue
+        if m.start() == 0 and m.group(1).isdigit() and len(m.group(1)) <= 3:  # "1. Ouvrez"
+            continue  # a list item's number (markers.py), not a sentence
         parts.append(text[start : m.end()].rstrip())
         start = m.end()
     parts.append(text[start:])

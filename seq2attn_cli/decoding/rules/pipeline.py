@@ -37,13 +37,13 @@ from .urls import Urls
 # The confidence is judged where the letters are written back and the URLs not yet.
 RULES: tuple[Any, ...] = (
     Clean,
-    Markers,
     Urls,
     Capitals,
     Glossary,
     Judge,
     Letters,
     Parts,
+    Markers,
     Quotes,
     Articles,
     Numbers,

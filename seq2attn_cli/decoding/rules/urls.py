@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 
 from ..explain.alignment import WORD_START, WordAttention, group_pieces
 from ..translation import Translation
+from .markers import starts_a_sentence
 
 if TYPE_CHECKING:
     from .pipeline import Setting
@@ -124,7 +125,8 @@ def _symbols(
 
     for m in APART.finditer(text):  # "🍕." -> "🍕": the marks it knows stay the model's
         for is_known, run in groupby(range(m.start(), m.end()), key=known):
-            if not is_known and not in_url((at := list(run))[0]):
+            at = list(run)
+            if not is_known and not in_url(at[0]) and not starts_a_sentence(text, at[0]):
                 runs.append((at[0], at[-1] + 1, text[at[0] : at[-1] + 1]))
     words = any(c.isalnum() and knows(c) and not in_url(i) for i, c in enumerate(text))
     return runs if words else []  # runs hold no letter or digit: the words are outside them
