@@ -198,3 +198,13 @@ def test_crlf_a_bom_control_characters_and_line_separators_keep_one_line_per_pai
         src, tgt = pair.split("\t")
         assert all(i < len(src.split()) and j < len(tgt.split()) for i, j in links(line))
         assert links(line)
+
+
+def test_a_pair_is_read_as_given_markers_and_telephone_numbers_included(shipped):
+    pairs = [
+        ("- Ouvrez le fichier .", "- Open the file ."),  # the dash is a word of both sides
+        ("Appelez le 01 23 45 67 89 .", "Call 01 23 45 67 89 ."),  # each group its own word
+    ]
+    dash, phone = align(shipped, pairs, method="shared")
+    assert (0, 0) in dash.links
+    assert {(2, 1), (3, 2), (4, 3), (5, 4), (6, 5)} <= set(phone.links)

@@ -26,8 +26,12 @@ from seq2attn_cli.align.words import char_map, groups, words
         # cleaning glued "?" and "." to their words: they are still words of their own
         ("Il est là ?", ["▁Il", "▁est", "▁là", "?"], [[0], [1], [2], [3]]),
         ("confuse .", ["▁confuse", "."], [[0], [1]]),
-        # a URL is read as the word URL: its pieces belong to the URL as given
-        ("voir https://x.fr/a?b=1 .", ["▁voir", "▁URL", "."], [[0], [1], [2]]),
+        # a URL is read as written (rules/pipeline.GIVEN): its pieces spell it
+        (
+            "voir https://x.fr/a .",
+            ["▁voir", "▁https", "://", "x", ".", "fr", "/", "a", "."],
+            [[0], [1, 2, 3, 4, 5, 6, 7], [8]],
+        ),
         # quotes spaced off (spaced_quotes): still one given word
         ('"bonjour" !', ['▁"', "▁bon", "jour", '"', "!"], [[0, 1, 2, 3], [4]]),
         # typographic quotes and apostrophes, letters read as their base letter

@@ -1,8 +1,8 @@
 """The words of a line as given, and the model's pieces that spell each of them.
 
 Word aligners (fast_align, eflomal) count the whitespace-separated words of each line as
-given, from 0. s2a reads a line cleaned (decoding/translator.py: spaces before "?" dropped,
-quotes spaced off, a URL read as the word URL, letters without a piece folded), so its
+given, from 0. s2a reads a line cleaned (rules/pipeline.GIVEN: spaces before "?" dropped,
+quotes spaced off, letters without a piece folded; a URL as written), so its
 pieces are matched back to the given characters: nearly always letter for letter, else by
 the longest common runs (difflib), a stretch it changed spread over what it replaced.
 Plain strings in, plain lists out: no torch.
@@ -16,7 +16,6 @@ from difflib import SequenceMatcher
 from functools import cache
 
 from ..decoding.explain.alignment import WORD_START, is_special
-from ..decoding.rules.urls import PLACEHOLDER, found
 
 WORD = re.compile(r"\S+")
 SAME = {"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'", "“": '"', "”": '"', "„": '"',
@@ -37,18 +36,10 @@ def _key(char: str) -> str:
 
 
 def given_keys(text: str, spans: list[tuple[int, int]]) -> tuple[list[str], list[int]]:
-    """The characters of the words of `text` as compared with what the model read, each URL
-    as the word URL (urls.py), and the word each comes from."""
-    keys: list[str] = []
-    word_of: list[int] = []
-    for w, (start, end) in enumerate(spans):
-        at = start
-        for offset, url in found(text[start:end]):
-            keys += [_key(c) for c in text[at : start + offset]] + list(PLACEHOLDER)
-            at = start + offset + len(url)
-        keys += [_key(c) for c in text[at:end]]
-        word_of += [w] * (len(keys) - len(word_of))
-    return keys, word_of
+    """The characters of the words of `text` as compared with what the model read, and the
+    word each comes from."""
+    keys = [_key(c) for start, end in spans for c in text[start:end]]
+    return keys, [w for w, (start, end) in enumerate(spans) for _ in range(start, end)]
 
 
 def piece_chars(pieces: list[str]) -> tuple[str, list[int]]:
