@@ -158,6 +158,13 @@ def test_an_amount_with_its_cents_after_the_sign_and_a_toll_free_number(shipped,
     assert shipped.subwords.text(shipped.subwords.pieces(line.parts[0].ids)) == read
 
 
+def test_a_document_s_tag_after_an_amount_stays_on_its_word(shipped):
+    page = "<p>Le prix : 3 € le <b>kilo</b>, pas plus.</p>"  # was "€3 <b>the</b> kilo"
+    assert "€3 the <b>kilo</b>" in shipped.translate_document(page, format="html")
+    t = shipped.translate("Le prix : 3 € le kilo.")
+    assert "▁€" in t.src_tokens and "▁€3" in t.tgt_tokens  # the sign, as given, on both sides
+
+
 def test_a_number_the_source_does_not_hold_is_left_as_the_model_wrote_it(shipped, model_writes):
     model_writes("It costs 2,5 dollars.")  # not a copy: the source says 3,5
     assert shipped.translate("Il coûte 3,5 dollars.").text == "It costs 2,5 dollars."

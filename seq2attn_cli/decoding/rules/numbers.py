@@ -104,31 +104,48 @@ def as_english(text: str, source: str) -> str:
 
 
 def pieces_in_english(t: Translation, source: str) -> dict[str, Any]:
-    """`t`'s target pieces and attention rows, their words those of `as_english`: the groups
-    of a French number one word ("▁35 ▁000" -> "▁35 ,000"), an amount's sign word gone and
-    its sign on the number ("▁20 ▁euros" -> "▁€20"); the model's pieces kept apart."""
-    pieces, weights = list(t.tgt_tokens), list(t.weights)
+    """`t`'s pieces and attention, their words those of `as_english` and of the source as
+    given: the groups of a French number one word ("▁35 ▁000" -> "▁35 ,000"), an amount's
+    sign word gone and its sign on the number ("▁20 ▁euros" -> "▁€20"), the sign word read
+    in the source shown as the sign ("▁euros" -> "▁€"); the model's pieces kept apart."""
+    pieces, src = list(t.tgt_tokens), list(t.src_tokens)
+    weights = [list(row) for row in t.weights]  # (tgt, src)
     for number in FRENCH.findall(AMOUNT.sub(read_amount, source)):
         found = _run(pieces, number.split(",")[0].split())
         for first in found[1:] if found else []:
             pieces[first] = "," + pieces[first].removeprefix(WORD_START)
     for number, sign, cents in AMOUNT.findall(source):
         digits = re.sub(r"\D", "", number + cents)
-        words, groups = group_pieces(pieces)
-        for k in range(len(words) - 1):
-            if re.sub(r"\D", "", words[k]) == digits and re.match(WRITTEN[sign], words[k + 1]):
-                pieces[groups[k][0]] = WORD_START + sign + pieces[groups[k][0]].lstrip(WORD_START)
-                for i in reversed(groups[k + 1]):  # its letters, not the marks after them
-                    if pieces[i].lstrip(WORD_START).isalpha():  # with their rows (tgt, src);
-                        del pieces[i], weights[i : i + 1]  # a runner-up has none
-                break
-    if pieces == t.tgt_tokens:
+        if (at := _sign_word(pieces, digits, WRITTEN[sign])) is not None:
+            letters, number_at = at
+            pieces[number_at] = WORD_START + sign + pieces[number_at].lstrip(WORD_START)
+            for i in reversed(letters):  # with their rows; a runner-up has none
+                del pieces[i], weights[i : i + 1]
+        if t.has_attention and (at := _sign_word(src, digits, WORDS[sign])) is not None:
+            letters, _ = at
+            src[letters[0]] = WORD_START + sign
+            for row in weights:  # the columns of its other pieces summed into the sign's
+                row[letters[0]] += sum(row[i] for i in letters[1:])
+                for i in reversed(letters[1:]):
+                    del row[i]
+            for i in reversed(letters[1:]):
+                del src[i]
+    if (pieces, src) == (t.tgt_tokens, t.src_tokens):
         return {}
-    return {
-        "tgt_tokens": pieces,
-        "weights": weights,
-        "model_tokens": t.model_tokens or t.tgt_tokens,
-    }
+    kept = {"model_tokens": t.model_tokens or t.tgt_tokens}
+    return {"tgt_tokens": pieces, "src_tokens": src, "weights": weights} | kept
+
+
+def _sign_word(pieces: list[str], digits: str, word: str) -> tuple[list[int], int] | None:
+    """The letter pieces of the first sign word (`word`, a pattern) after a number of
+    `digits` in `pieces`, and the number's first piece; None if there is none."""
+    words, groups = group_pieces(pieces)
+    for k in range(len(words) - 1):
+        seen = re.sub(r"\D", "", words[k])  # all of it, or its last group ("1 500": "500")
+        if seen and digits.endswith(seen) and re.match(word, words[k + 1]):
+            letters = [i for i in groups[k + 1] if pieces[i].lstrip(WORD_START).isalpha()]
+            return (letters, groups[k][0]) if letters else None
+    return None
 
 
 def _run(pieces: list[str], words: list[str]) -> list[int]:
