@@ -1,17 +1,17 @@
 """A line in capitals: read as a sentence, its translation written in capitals.
 
-Training text is nearly all in sentence case, and the model read a line in capitals as
-strange pieces: "ATTENTION : NE PAS OUVRIR." came out as "ATTION: NE PAS OUVIRIR.". s2a
-reads such a line (two words or one of four letters, no small letter) in lower case with a capital where
-each sentence starts, and writes its translation in capitals. The stand-ins of the rules
-before it (the word URL) are read as they are. Each word is read in the case the vocabulary
-spells in the fewest pieces, so that names and acronyms keep theirs ("TOM" as "Tom", "OTAN"
-as "OTAN"): read all in lower case, "UE ET OTAN" came out as "USE AND OKAY.". Embedded model,
-beam 5, source and reference in capitals, BLEU without -> with: Tatoeba test (1,000 lines)
-0.25 -> 57.01 (57.62 read as given; 57.39 all in lower case), Multi30k val (500) 0.05 ->
-49.34 (49.54), newstest2013 (500) 0.85 -> 28.61 (29.72); the 85 lines in capitals of the dev
-sets as they come (WMT chat, MTNT, wmt24pp, XNLI) 29.92 -> 41.87; with lines of one word of
-four letters or more too, 136 lines, 34.75 -> 43.97.
+Training text is nearly all in sentence case, and the model read a line in capitals as strange
+pieces: "ATTENTION : NE PAS OUVRIR." came out as "ATTION: NE PAS OUVIRIR.". s2a reads such a
+line (two words or one of four letters, no small letter) in lower case with a capital where
+each sentence starts, and writes its translation in capitals. The stand-ins of the rules before
+it (the word URL) are read as they are. Each word is read in the case the vocabulary spells in
+the fewest pieces, so that names and acronyms keep theirs ("TOM" as "Tom", "OTAN" as "OTAN"):
+read all in lower case, "UE ET OTAN" came out as "USE AND OKAY.". Embedded model, beam 5,
+source and reference in capitals, BLEU without -> with: Tatoeba test (1,000 lines) 0.25 ->
+57.01 (57.62 read as given; 57.39 all in lower case), Multi30k val (500) 0.05 -> 49.34 (49.54),
+newstest2013 (500) 0.85 -> 28.61 (29.72); the 85 lines in capitals of the dev sets as they come
+(WMT chat, MTNT, wmt24pp, XNLI) 29.92 -> 41.87; with lines of one word of four letters or more
+too, 136 lines, 34.75 -> 43.97.
 """
 
 from __future__ import annotations
