@@ -18,7 +18,7 @@ import torch
 
 from ..config import BOS, EOS, PAD, UNK
 from ..decoding.rules.clean import Cleaned
-from ..decoding.rules.pipeline import GIVEN, Pipeline
+from ..decoding.rules.pipeline import GIVEN
 from ..decoding.search.batched import FULL_WIDTH, each_batch, padded, width
 from ..decoding.translator import Translator
 
@@ -33,9 +33,9 @@ class Side:
 
 
 def read(translator: Translator, texts: list[str]) -> list[Side]:
-    """Lines as `translate` reads them (cleaned, URLs as the word URL, letters folded), whole:
+    """Lines as given with their translation (pipeline.GIVEN: cleaned, letters folded), whole:
     a line long enough to be translated in parts is force-decoded in one piece."""
-    sides, rules = [], Pipeline(setting=translator.setting, names=GIVEN)
+    sides, rules = [], translator.pipeline(names=GIVEN)
     for line in rules.read(texts):
         ids = rules.whole(line)
         truncated = any(isinstance(memo, Cleaned) and memo.truncated for memo in line.memos)

@@ -148,16 +148,20 @@ class Translator:
             done[n].append(rules.write_part(part, *self.searched(part.ids, hyp)))
         return [rules.write(line, found) for line, found in zip(lines, done, strict=True)]
 
-    def pipeline(self, glossary: Mapping[str, str] | None = None) -> Pipeline:
-        """The rules around the search (rules/pipeline.py), with the glossary's if one is given."""
+    def pipeline(
+        self, glossary: Mapping[str, str] | None = None, *, names: Sequence[str] | None = None
+    ) -> Pipeline:
+        """The rules around the search (rules/pipeline.py), with the glossary's if one is
+        given, or only the named ones."""
         if glossary is not None and not isinstance(glossary, Mapping):
             raise TypeError(
                 f"glossary must map French terms to English ones (a dict), not "
                 f"{type(glossary).__name__}"
             )
-        if not glossary:
+        if not glossary and names is None:
             return self.rules
-        return Pipeline(setting=dataclasses.replace(self.setting, glossary=glossary))
+        setting = dataclasses.replace(self.setting, glossary=glossary or None)
+        return Pipeline(setting=setting, names=names)
 
     def _readable(self, ids: list[int]) -> bool:
         """Whether source pieces hold a letter or digit the model knows (not <unk>, U+FFFD)."""

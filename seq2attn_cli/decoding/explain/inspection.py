@@ -7,7 +7,6 @@ c_t, and [h_t; c_t] goes through the feed-forward layer to a distribution over p
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -92,8 +91,7 @@ def explain(
     if target is None:  # the translation `s2a translate` gives, piece for piece
         translation, src_ids, ids = chosen(translator, source, beam=beam, glossary=glossary)
         return translation, steps_of(translator, teacher_force(translator, src_ids, ids), ids)
-    setting = dataclasses.replace(translator.setting, glossary=glossary or None)
-    pipeline = Pipeline(setting=setting, names=GIVEN)  # as `s2a align`: the target is for all
+    pipeline = translator.pipeline(glossary, names=GIVEN)  # as `s2a align`: the target is for all
     src_ids = pipeline.whole(pipeline.read([source])[0])
     if not src_ids:
         raise ValueError("nothing to inspect: the sentence is empty")

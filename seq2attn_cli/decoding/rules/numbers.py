@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..explain.alignment import WORD_START, group_pieces
 from ..translation import Translation
@@ -78,11 +78,12 @@ class Numbers:
         """The rule for a model from French into English; else None."""
         return cls() if setting.languages == ("fr", "en") else None
 
-    def read(self, text: str) -> tuple[str, str]:
-        """The text with each amount's sign read as its word; remembered as given."""
-        return AMOUNT.sub(read_amount, text), text
+    def read(self, text: str) -> tuple[str, Source]:
+        """The text with each amount's sign read as its word; remembered both ways."""
+        read = AMOUNT.sub(read_amount, text)
+        return read, Source(given=text, read=read)
 
-    def write(self, t: Translation, memo: str) -> Translation:
+    def write(self, t: Translation, memo: Source) -> Translation:
         """`t` (and its alternatives) with the French numbers it copies in English form, and
         each amount's sign before it."""
         return dataclasses.replace(
@@ -93,28 +94,35 @@ class Numbers:
         )
 
 
-def as_english(text: str, source: str) -> str:
+class Source(NamedTuple):
+    """A part as given (its amounts with their signs) and as the model read it."""
+
+    given: str
+    read: str
+
+
+def as_english(text: str, source: Source) -> str:
     """`text` with its numbers in English form and the source's amounts signed as given."""
-    text = in_english(text, AMOUNT.sub(read_amount, source))
-    for number, sign, cents in AMOUNT.findall(source):
+    text = in_english(text, source.read)
+    for number, sign, cents in AMOUNT.findall(source.given):
         amount = english(f"{number},{cents}" if cents else number)
         said = re.compile(rf"(?<![\w,.-]){re.escape(amount)} {WRITTEN[sign]}\b")
         text = said.sub(f"{sign}{amount}", text, count=1)
     return text
 
 
-def pieces_in_english(t: Translation, source: str) -> dict[str, Any]:
+def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
     """`t`'s pieces and attention, their words those of `as_english` and of the source as
     given: the groups of a French number one word ("▁35 ▁000" -> "▁35 ,000"), an amount's
     sign word gone and its sign on the number ("▁20 ▁euros" -> "▁€20"), the sign word read
     in the source shown as the sign ("▁euros" -> "▁€"); the model's pieces kept apart."""
     pieces, src = list(t.tgt_tokens), list(t.src_tokens)
     weights = [list(row) for row in t.weights]  # (tgt, src)
-    for number in FRENCH.findall(AMOUNT.sub(read_amount, source)):
+    for number in FRENCH.findall(source.read):
         found = _run(pieces, number.split(",")[0].split())
         for first in found[1:] if found else []:
             pieces[first] = "," + pieces[first].removeprefix(WORD_START)
-    for number, sign, cents in AMOUNT.findall(source):
+    for number, sign, cents in AMOUNT.findall(source.given):
         digits = re.sub(r"\D", "", number + cents)
         if (at := _sign_word(pieces, digits, WRITTEN[sign])) is not None:
             letters, number_at = at

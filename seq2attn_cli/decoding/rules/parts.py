@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from ...data.subwords import EOS_PIECE
 from ..translation import Translation, distinct
+from .markers import MARKER, SIGNS
 
 if TYPE_CHECKING:
     from .pipeline import Setting
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 # cut there, "Lisez la p. 12" was translated "Read the gun. 12". Of the dev sets' French
 # lines, 2 are cut otherwise than without these lists ("tél. 01…", "Midoriya vs. Todoroki").
 SENTENCE_END = re.compile(
-    r"(\w*)[.!?…]+[\"'»”)\]]*\s+(?=[\"«“(\[A-ZÀ-Ý0-9]|[-–—*•‣◦▪⁃→·] [\"«“A-ZÀ-Ý])"
+    rf"(\w*)[.!?…]+[\"'»”)\]]*\s+(?=[\"«“(\[A-ZÀ-Ý0-9]|[{re.escape(SIGNS)}] [\"«“A-ZÀ-Ý])"
 )
 TITLES = {"M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Me", "Dr", "Pr", "St", "Ste", "Mgr"}
 ABBREVIATIONS = {"cf", "chap", "fig", "env", "éd", "vs", "coll", "réf", "tél", "av", "apr"}
@@ -83,8 +84,8 @@ def sentences_of(text: str) -> list[str]:
     for m in SENTENCE_END.finditer(text):
         if m.group().startswith(f"{m.group(1)}.") and not_an_end(m.group(1), text[m.end() :]):
             continue
-        if m.start() == 0 and m.group(1).isdigit() and len(m.group(1)) <= 3:  # "1. Ouvrez"
-            continue  # a list item's number (markers.py), not a sentence
+        if m.start() == 0 and (marker := MARKER.match(text)) and marker.end() == m.end():
+            continue  # "1. Ouvrez": a list item's number (markers.py), not a sentence
         parts.append(text[start : m.end()].rstrip())
         start = m.end()
     parts.append(text[start:])
