@@ -134,6 +134,11 @@ def test_an_amount_is_read_with_its_sign_s_word_and_written_with_the_sign_before
     assert read == "J'ai payé 12,50 euros et 5 dollars."  # as given: "I paid 12,50."
     model_writes("I paid 12,50 euros and 5 dollars.")
     assert shipped.translate("J'ai payé 12,50 € et 5 $.").text == "I paid €12.50 and $5."
+    model_writes("He paid 1,250.50 pounds, not 1 250 euros.")  # the number matched by its digits
+    assert (
+        shipped.translate("Il a payé £1,250.50, pas 1 250 €.").text
+        == "He paid £1,250.50, not €1,250."
+    )
 
 
 def test_the_words_of_numbers_and_amounts_written_in_english_are_those_of_the_pieces(
@@ -151,9 +156,11 @@ def test_the_words_of_numbers_and_amounts_written_in_english_are_those_of_the_pi
     [
         ("Le menu coûte 12€50.", "Le menu coûte 12,50 euros."),  # not "12 euros50"
         ("Appelez le 0 800 123 456.", "Appelez le URL."),  # a telephone number, not 800,123,456
+        ("Il a payé £1,250.50 et €15.000.", "Il a payé 1 250,50 pounds et 15 000 euros."),
+        ("Un budget de €10 millions, ou $30,000.", "Un budget de €10 millions, ou $30,000."),
     ],
 )
-def test_an_amount_with_its_cents_after_the_sign_and_a_toll_free_number(shipped, source, read):
+def test_an_amount_is_read_as_its_number_in_french_form_and_its_sign_s_word(shipped, source, read):
     (line,) = shipped.rules.read([source])
     assert shipped.subwords.text(shipped.subwords.pieces(line.parts[0].ids)) == read
 

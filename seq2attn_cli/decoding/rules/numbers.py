@@ -17,8 +17,13 @@ an amount's sign as its word ("12,50 euros"), which it translates ("12.50 euros"
 sign is written back before the amount, as English writes it ("€12.50"). On the dev sets'
 lines that hold an amount, BLEU without -> with: XNLI (97 lines) 23.34 -> 32.03, MTNT (35)
 12.65 -> 12.97, WMT chat (37) 30.64 -> 31.09, wmt24pp (3) 13.53 -> 17.76, newstest2013 (3)
-11.32 -> 21.26; writing "12.50 euros" instead gave XNLI 21.11. The target pieces follow the
-words written (`pieces_in_english`), so alignments and a document's tags still find them.
+11.32 -> 21.26; writing "12.50 euros" instead gave XNLI 21.11. An amount with its sign
+before it, as English writes it (£12, €15,000), is read so too, its number in French form
+("15 000 euros"): the model had written "£12 000" as "$12,000" and "€15,000" as "B15,000";
+on the dev lines with £ or such an amount, BLEU without -> with: MTNT (7) 20.93 -> 22.30,
+WMT chat (4) 24.56 -> 25.95, ud-pud (5) 8.04 -> 8.23, XNLI (10) 33.20 -> 33.20. The target
+pieces follow the words written (`pieces_in_english`), so alignments and a document's tags
+still find them.
 """
 
 from __future__ import annotations
@@ -41,17 +46,60 @@ GROUPED = r"[1-9]\d{0,2}(?: \d{3})+(?:,\d+)?"
 FRENCH = re.compile(rf"(?<![\d,.])(?<!\d )(?:{GROUPED}|\d+,(?!\d{{3}}(?!\d))\d+)(?!\d|,\d)")
 
 
-# an amount: a number, then a currency sign (12,50 €, 12€50); read as the number and the
-# sign's word ("12,50 euros")
-AMOUNT = re.compile(rf"(?<![\w,.])({GROUPED}|\d+(?:[,.]\d+)?) ?([€$])(\d\d(?!\d))?")
-WORDS = {"€": "euros", "$": "dollars"}  # not £: the model read "livres" as "books"
-WRITTEN = {"€": "euros?", "$": "dollars?"}  # the sign's word in English
+# an amount: a number and a currency sign, after it as French writes it (12,50 €, 12€50) or
+# before it (£12, €15,000; not $, which the model copies: "$30,000" read as "30 000 dollars"
+# came out "3,000 dollars"); read as the number and the sign's word ("12,50 euros")
+NUMBER = rf"{GROUPED}|\d{{1,3}}(?:[,.]\d{{3}})+(?:[,.]\d+)?|\d+(?:[,.]\d+)?"
+LARGE = r"\s*(?:millions?|milliards?|mille|billions?)\b"  # "€10 millions" is not "10 euros"
+AMOUNT = re.compile(
+    rf"(?<![\w,.])(?P<number>{NUMBER}) ?(?P<sign>[€$£])(?P<cents>\d\d(?!\d))?"
+    rf"|(?<![\w,.€$£])(?P<before>[€£]) ?(?P<after>{NUMBER})(?![\w-]|{LARGE})"
+)
+# the sign's word, in French as the model reads it and in English as it writes it; £ is
+# "pounds" in both ("livres" came out as "books"), which the model keeps
+WORDS = {"€": "euros", "$": "dollars", "£": "pounds"}
+WRITTEN = {"€": "euros?", "$": "dollars?", "£": "pounds?"}
+# a number as the translation writes it: grouped (1,200 / 1 200 / 5.000.000) or not
+WRITTEN_NUMBER = r"\d{1,3}(?:[ ,.]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
+
+
+class Amount(NamedTuple):
+    """An amount of the source: its number in French form, its sign, its digits (cents too)."""
+
+    number: str
+    sign: str
+    digits: str
+
+
+def amounts(text: str) -> list[Amount]:
+    """The amounts of `text`, in order."""
+    return [_amount(m) for m in AMOUNT.finditer(text)]
+
+
+def _amount(m: re.Match[str]) -> Amount:
+    """The amount `m` found, either way round; "12€50" is "12,50"."""
+    if m["before"]:
+        number, sign = m["after"], m["before"]
+    else:
+        number = f"{m['number']},{m['cents']}" if m["cents"] else m["number"]
+        sign = m["sign"]
+    return Amount(french(number), sign, re.sub(r"\D", "", number))
+
+
+def french(number: str) -> str:
+    """A number in French form: "15,000" and "15.000" -> "15 000", "12.50" -> "12,50"; the
+    model read "€15,000" as "15 can euros"."""
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", number):  # 1,234.5
+        return number.replace(",", " ").replace(".", ",")
+    if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?", number):  # 1.234,5
+        return number.replace(".", " ")
+    return number.replace(".", ",")  # 12.50; 12,50 and 1 234,5 as they are
 
 
 def read_amount(m: re.Match[str]) -> str:
-    """An amount as the model reads it: "12,50 €" and "12€50" -> "12,50 euros"."""
-    cents = f",{m.group(3)}" if m.group(3) else ""
-    return f"{m.group(1)}{cents} {WORDS[m.group(2)]}"
+    """An amount as the model reads it: "12,50 €", "12€50" and "€12,50" -> "12,50 euros"."""
+    amount = _amount(m)
+    return f"{amount.number} {WORDS[amount.sign]}"
 
 
 def english(number: str) -> str:
@@ -104,10 +152,12 @@ class Source(NamedTuple):
 def as_english(text: str, source: Source) -> str:
     """`text` with its numbers in English form and the source's amounts signed as given."""
     text = in_english(text, source.read)
-    for number, sign, cents in AMOUNT.findall(source.given):
-        amount = english(f"{number},{cents}" if cents else number)
-        said = re.compile(rf"(?<![\w,.-]){re.escape(amount)} {WRITTEN[sign]}\b")
-        text = said.sub(f"{sign}{amount}", text, count=1)
+    for amount in amounts(source.given):
+        said = rf"(?<![\w,.-])({WRITTEN_NUMBER}) {WRITTEN[amount.sign]}\b"
+        for m in re.finditer(said, text):  # the first said with the amount's digits
+            if re.sub(r"\D", "", m[1]) == amount.digits:
+                text = text[: m.start()] + amount.sign + m[1] + text[m.end() :]
+                break
     return text
 
 
@@ -122,8 +172,7 @@ def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
         found = _run(pieces, number.split(",")[0].split())
         for first in found[1:] if found else []:
             pieces[first] = "," + pieces[first].removeprefix(WORD_START)
-    for number, sign, cents in AMOUNT.findall(source.given):
-        digits = re.sub(r"\D", "", number + cents)
+    for _, sign, digits in amounts(source.given):
         if (at := _sign_word(pieces, digits, WRITTEN[sign])) is not None:
             letters, number_at = at
             pieces[number_at] = WORD_START + sign + pieces[number_at].lstrip(WORD_START)
