@@ -10,6 +10,7 @@ import pytest
 from seq2attn_cli.decoding.rules import pipeline
 from seq2attn_cli.decoding.rules.capitals import in_capitals
 from seq2attn_cli.decoding.rules.markers import Markers
+from seq2attn_cli.decoding.rules.numbers import Numbers
 from seq2attn_cli.decoding.rules.pipeline import FORCED, RULES, SPELLING, VALIDATION, Pipeline
 from seq2attn_cli.decoding.translation import Translation
 
@@ -124,6 +125,26 @@ def test_numbers_copied_from_french_are_written_in_english_form(
     model_writes(written)
     t = shipped.translate("Il a payé 1 234,56 euros, 3,5 %, 35 000, 2019, 2020 et 15,000.")
     assert t.text == english and ("numbers" in t.changed_by) == (written != english)
+
+
+@pytest.mark.parametrize(
+    ("source", "read"),
+    [
+        ("Au XIXe siècle, puis la Ve.", "Au 19e siècle, puis la 5e."),
+        (
+            "Le roi François Ier et Louis XIV. Vie, De, Ce.",
+            "Le roi François Ier et Louis XIV. Vie, De, Ce.",
+        ),
+    ],
+)
+def test_a_roman_ordinal_is_read_in_digits_and_no_french_word_is(source, read):
+    assert Numbers().read(source)[0] == read
+
+
+def test_an_ordinal_the_model_copies_is_written_in_english(shipped, model_writes):
+    model_writes("He came 2e, then 21ème, in the 19e century.")
+    t = shipped.translate("Il est arrivé 2e, puis 21ème, au XIXe siècle.")
+    assert t.text == "He came 2nd, then 21st, in the 19th century."
 
 
 def test_an_amount_is_read_with_its_sign_s_word_and_written_with_the_sign_before_it(
