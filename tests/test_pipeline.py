@@ -132,12 +132,16 @@ def test_numbers_copied_from_french_are_written_in_english_form(
     [
         ("Au XIXe siècle, puis la Ve.", "Au 19e siècle, puis la 5e."),
         (
+            "Il fait 20 °C, 70°F, 1° et n° 5.",
+            "Il fait 20 degrés Celsius, 70 degrés Fahrenheit, 1 degré et n° 5.",
+        ),
+        (
             "Le roi François Ier et Louis XIV. Vie, De, Ce.",
             "Le roi François Ier et Louis XIV. Vie, De, Ce.",
         ),
     ],
 )
-def test_a_roman_ordinal_is_read_in_digits_and_no_french_word_is(source, read):
+def test_a_roman_ordinal_and_degrees_are_read_as_the_model_knows_them(source, read):
     assert Numbers().read(source)[0] == read
 
 

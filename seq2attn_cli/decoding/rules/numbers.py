@@ -30,7 +30,10 @@ century", "19e siècle" as "19th century"), and one the model copies is written 
 (2e -> 2nd). On the dev lines with an ordinal, BLEU without -> with: ud-pud (11) 23.96 ->
 26.17, XNLI (40) 22.10 -> 22.80, WMT chat (10) 27.54 -> 28.66, MTNT (12) 17.34 -> 17.97,
 wmt24pp (2) 15.41 -> 17.21, newstest2013 (18) 12.59 -> 12.48; chat's "3e par mois" (3 euros)
-comes out "3rd per month".
+comes out "3rd per month". Degrees are read as words (20 °C -> "20 degrés Celsius"; the model
+wrote "20 ECC", "100 ability"): on the 25 dev lines with "°", newstest2013 (4) 6.69 -> 7.85,
+XNLI (2) 14.25 -> 14.84, ud-pud (4) 12.77 -> 12.73, MTNT (8) 11.00 -> 10.75, WMT chat (7)
+35.48 -> 35.48; the translation says "degrees Celsius", not the sign.
 """
 
 from __future__ import annotations
@@ -58,6 +61,18 @@ FRENCH = re.compile(rf"(?<![\d,.])(?<!\d )(?:{GROUPED}|\d+,(?!\d{{3}}(?!\d))\d+)
 # "VIIIe siècle" "VIIIINIII", and "19e siècle" "19th century"
 ROMAN = re.compile(r"\b(?=[IVX])(X{0,3})(IX|IV|V?I{0,3})(?:e|è|ème)\b")
 ONES = ["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX"]
+# degrees (20 °C, 45°; not n° 5): read as words ("20 degrés Celsius"), which the model knows:
+# "20 °C" came out "20 ECC", "100 °C" "100 ability"
+DEGREES = re.compile(r"(?<![\w,.])(\d+(?:,\d+)?) ?°(?: ?([CF])(?!\w))?(?!\d)")
+SCALES = {"C": " Celsius", "F": " Fahrenheit", None: ""}
+
+
+def read_degrees(m: re.Match[str]) -> str:
+    """Degrees as words: "20 °C" -> "20 degrés Celsius", "1°" -> "1 degré"."""
+    word = "degré" if float(m[1].replace(",", ".")) < 2 else "degrés"
+    return f"{m[1]} {word}{SCALES[m[2]]}"
+
+
 # a French ordinal in digits (2e, 21ème), which the model may copy: written 2nd, 21st
 ORDINAL = re.compile(r"(?<![\w,.])(\d+)(?:e|è|ème)\b")
 
@@ -161,7 +176,7 @@ class Numbers:
 
     def read(self, text: str) -> tuple[str, Source]:
         """The text with each amount's sign read as its word; remembered both ways."""
-        read = ROMAN.sub(read_roman, AMOUNT.sub(read_amount, text))
+        read = DEGREES.sub(read_degrees, ROMAN.sub(read_roman, AMOUNT.sub(read_amount, text)))
         return read, Source(given=text, read=read)
 
     def write(self, t: Translation, memo: Source) -> Translation:
