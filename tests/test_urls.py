@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.decoding.rules.urls import put_back, stand_in_urls
+from seq2attn_cli.decoding.search.hypothesis import Hypothesis
 from seq2attn_cli.decoding.translator import Translator
 
 URL = "https://www.example.com/page_1.html?a=1&b=2"
@@ -174,6 +175,7 @@ def test_jsonl_and_alignments_count_a_url_as_one_word(tiny_model):
         ("Merci @jean_dupont ! #vacances #plage", ("@jean_dupont", "#vacances", "#plage")),
         ("Écrivez à a.b@c.fr, #PRS_ORG# ou R&#D.", ("a.b@c.fr", "#PRS_ORG#")),
         ("50 % d'entre eux, 20 %, 5 $ et #1 #2.", ()),  # a percentage, a price, numbers
+        ("Le titre {#ancre} et {.note}.", ("{#ancre}", "{.note}")),  # Pandoc's attributes
     ],
 )  # fmt: skip
 def test_a_placeholder_section_or_telephone_number_is_read_as_a_url(line, kept):
@@ -195,6 +197,24 @@ def test_a_program_s_placeholders_come_out_as_given_with_the_shipped_model(shipp
     assert [t.text for t in shipped.translate(lines)] == [
         "Welcome to {name}!", "Contact #PRS_ORG# for help.", "Good morning, %s."
     ]  # fmt: skip
+
+
+def test_a_placeholder_the_model_lost_goes_after_a_word_not_into_another(shipped, monkeypatch):
+    sub, text = shipped.subwords, "Third URL, your order is ready."  # "%s" left out
+    indices = [shipped.output_index[i] for i in sub.encode([text])[0]]
+    written = sub.pieces(sub.encode([text])[0]).index("▁U")  # "▁U R L"
+
+    def search(model, src_ids, **_) -> list[Hypothesis]:  # "URL," attends to "%s" alone
+        read = sub.pieces(list(src_ids[0]))
+        last = len(read) - 1 - read[::-1].index("▁U")
+        rows = [[1 / (len(read) + 1)] * (len(read) + 1) for _ in range(len(indices) + 1)]
+        for at in range(written, written + 3):
+            rows[at] = [float(k == last) for k in range(len(read) + 1)]
+        return [Hypothesis(indices=indices, score=-0.5, weights=rows)]
+
+    monkeypatch.setattr("seq2attn_cli.decoding.translator.translate_ids", search)
+    t = shipped.translate("Bonjour {name}, votre commande n° %s est prête.")
+    assert t.text == "Third {name} %s, your order is ready."  # was "Third {name %s}, ..."
 
 
 def test_an_emoji_apart_from_the_words_comes_out_as_given_where_the_model_puts_it(shipped):

@@ -59,7 +59,7 @@ FOUND = re.compile(
     # Python's {} and {name}, Jinja's {{ name }}, the shell's ${NAME} and $NAME, and WMT chat's
     # anonymized #NAME#: the model garbled them ("Bienvenue {name} !" -> "Welcome to a lot.")
     r"|(?<![\w%])%(?:\(\w+\))?[-+0]*\d*(?:\.\d+)?[sdifuxegcr](?![a-z])"
-    r"|\{\{[^{}]*\}\}|\$?\{[\w.:,!\[\]-]*\}|\$[a-z_]\w*|#[a-z][a-z_]*#"
+    r"|\{\{[^{}]*\}\}|\$?\{[#\w.:,!\[\]-]*\}|\$[a-z_]\w*|#[a-z][a-z_]*#"
     # a section sign and its number: read as the sign alone, the model dropped the number
     # ("Voir le § 3 du contrat." -> "Seening the § of the contract.")
     r"|§+\s?\d+(?:\.\d+)*"
@@ -296,11 +296,13 @@ def _found_again(
                 del pieces[tgt_groups[j][0] : tgt_groups[j][-1] + 1]
                 del weights[tgt_groups[j][0] : tgt_groups[j][-1] + 1]
             continue
+        # the marks that end the word as the model wrote it, before its URLs go in: "URL,"
+        # taking "{name}" and then "%s" is "{name} %s," (not "{name %s},")
+        core, marks = m.groups() if (m := PUNCTUATION.match(words[j])) else (words[j], "")
         if j in taken:
-            words[j] = _taken(words[j], taken[j], stand_ins)
-        if urls := added.get(j, []):  # before the marks that end the word: "site https://x.fr."
-            core, marks = m.groups() if (m := PUNCTUATION.match(words[j])) else (words[j], "")
-            words[j] = core + "".join(f" {url}" for _, url in urls) + marks
+            core = _taken(core, taken[j], stand_ins)
+        urls = added.get(j, [])  # before the marks that end the word: "site https://x.fr."
+        words[j] = core + "".join(f" {url}" for _, url in urls) + marks
         if urls and attention:
             at = tgt_groups[j][-1] + 1
             pieces[at:at] = [WORD_START + stand_ins.word] * len(urls)
