@@ -21,10 +21,11 @@ from seq2attn_cli.decoding.explain.confidence import (
     can_drop,
     coverage,
     dropped,
+    missing_numbers,
     missing_symbols,
     signals,
 )
-from seq2attn_cli.decoding.explain.wordlists import SYMBOL_WORDS
+from seq2attn_cli.decoding.explain.wordlists import NUMBER_WORDS, SYMBOL_WORDS
 from seq2attn_cli.decoding.search.hypothesis import Hypothesis
 from seq2attn_cli.decoding.translator import Translator
 from seq2attn_cli.errors import ModelError
@@ -173,6 +174,14 @@ def test_a_symbol_is_missing_only_when_neither_it_nor_its_word_is_written() -> N
     assert missing_symbols(src, "Tom is getting Jerry: 12,50", words) == ["&", "€", "%"]
     assert missing_symbols(src, "Tom band Jerry: 12,50 € %", words) == ["&"]  # a word, not a part
     assert missing_symbols(["▁₹", "5", "</s>"], "5 rupees", words) == ["₹"]  # only as itself
+
+
+def test_a_number_is_missing_only_when_the_text_says_it_neither_in_digits_nor_in_words() -> None:
+    words = NUMBER_WORDS["en"]
+    src = ["▁En", "▁2019", ",", "▁35", "▁000", "▁sur", "▁1", ",", "5", "▁et", "▁2", "e", "</s>"]
+    assert missing_numbers(src, "In 2019, 35,000 of 1.5 and second", words) == []
+    assert missing_numbers(src, "In 2019: 35 000, 1.50, the 2nd", words) == []
+    assert missing_numbers(src, "In 000 out of 15, and", words) == ["2019", "35 000", "1,5", "2"]
 
 
 def test_a_currency_sign_the_translation_left_out_is_dropped_and_warned(shipped, monkeypatch):

@@ -280,9 +280,10 @@ def _warn(t: Any, place: str, unknown: list[str]) -> None:
             f"{escape(runs)}; {done}",
             soft_wrap=True,
         )
-    from ..decoding.explain.confidence import is_symbol
+    from ..decoding.explain.confidence import is_number, is_symbol
 
-    if symbols := [w for w in t.dropped if is_symbol(w)]:  # certain, unlike a word's attention
+    # symbols and numbers are judged by the text, so certain, unlike a word's attention
+    if symbols := [w for w in t.dropped if is_symbol(w) or is_number(w)]:
         runs = ", ".join(f'"{s}"' for s in symbols)
         err.print(
             f"[yellow]warning:[/] {escape(place)}: the translation left out {escape(runs)}",

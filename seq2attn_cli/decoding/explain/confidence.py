@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ...config import ConfidenceConfig
 from ..translation import Translation
 from .alignment import WORD_START, Words, group_pieces, is_special
-from .wordlists import GRAMMAR, PHRASES, SYMBOL_WORDS, UNFLAGGED
+from .wordlists import GRAMMAR, NUMBER_WORDS, PHRASES, SYMBOL_WORDS, UNFLAGGED
 
 if TYPE_CHECKING:
     from ..rules.pipeline import Setting
@@ -125,6 +125,43 @@ def missing_symbols(
     return missing
 
 
+# a number as a source or a translation writes it: 35 000, 35,000, 3,5, 3.5, 2019
+NUMBER = re.compile(r"\d+(?:[ ,.]\d{3}(?!\d))*(?:[,.]\d+)?")
+
+
+def is_number(text: str) -> bool:
+    """Whether a word holds a digit: judged by what the translation holds, not by attention."""
+    return any(c.isdigit() for c in text)
+
+
+def missing_numbers(
+    src_pieces: list[str], text: str, words: tuple[tuple[str, str], ...]
+) -> list[str]:
+    """The source's numbers that `text` holds neither in digits (in any grouping: "35 000" as
+    "35,000", "XIXe" read as "19e" as "19th") nor as a word (`words`: "two", "second")."""
+    source = "".join(p for p in src_pieces if not is_special(p)).replace(WORD_START, " ")
+    written = {value for n in NUMBER.findall(text) for value in values(n)}
+    said = set(re.findall(r"[a-z]+", text.lower()))
+    missing = []
+    for number in dict.fromkeys(n.strip() for n in NUMBER.findall(source)):
+        whole = int(re.sub(r"\D", "", number))
+        as_words = words[whole] if whole < len(words) else ()
+        if not values(number) & written and not said & set(as_words):
+            missing.append(number)
+    return missing
+
+
+def values(number: str) -> set[str]:
+    """What a number may say, its grouping and decimal mark either way: "35 000" and "35,000"
+    say 35000, "1,5" and "1.50" 1.5 (not 15), "15,000" 15000 or 15."""
+    head, tail = re.fullmatch(r"(.*?)(?:[,.](\d+))?", number).groups()  # type: ignore[union-attr]
+    whole = re.sub(r"\D", "", head)
+    if tail is None:
+        return {whole}
+    decimal = f"{whole}.{tail.rstrip('0')}".rstrip(".")
+    return {whole + tail, decimal} if len(tail) == 3 else {decimal}
+
+
 def dropped(
     src_pieces: list[str], weights: list[list[float]], threshold: float, rules: Unflagged
 ) -> list[str]:
@@ -192,7 +229,7 @@ def can_drop(word: str, stop: frozenset[str]) -> bool:
     head, _, tail = word.lower().rpartition("'")
     elided = head and (len(head) <= 2 or head in stop)  # d'être, l'arme; not quelqu'un, can't
     bare = tail if elided else word.lower()
-    return is_word(word) and len(bare) > 2 and bare not in stop
+    return is_word(word) and not is_number(word) and len(bare) > 2 and bare not in stop
 
 
 def signals(
@@ -253,6 +290,7 @@ class Judge:
     config: ConfidenceConfig  # how signals make a confidence (config.json's "confidence")
     unflagged: Unflagged  # what is never named dropped
     symbol_words: Mapping[str, tuple[str, ...]]  # the target's words for a symbol (wordlists.py)
+    number_words: tuple[tuple[str, str], ...]  # the target's words for 0, 1, ... (wordlists.py)
     name: str = "confidence"
     did: str = "judged its confidence"
 
@@ -264,6 +302,7 @@ class Judge:
             config=setting.confidence,
             unflagged=Unflagged.of(source or ""),
             symbol_words=SYMBOL_WORDS.get(target or "", {}),
+            number_words=NUMBER_WORDS.get(target or "", ()),
         )
 
     def read(self, text: str) -> tuple[str, None]:
@@ -280,4 +319,6 @@ class Judge:
             missed = dropped(t.src_tokens, t.weights, self.config.threshold, self.unflagged)
         if self.symbol_words:  # a target without a list: its words for "&" unknown ("et")
             missed += missing_symbols(t.src_tokens, t.text, self.symbol_words)
+        if self.number_words:
+            missed += missing_numbers(t.src_tokens, t.text, self.number_words)
         return dataclasses.replace(t, confidence=confidence(values, self.config), dropped=missed)

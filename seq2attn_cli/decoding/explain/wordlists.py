@@ -46,3 +46,17 @@ SYMBOL_WORDS = {
         "¥": ("yen", "JPY"),
     }
 }
+# Numbers a translation may write as words, by target language, each at its value: a source
+# number the text holds neither in digits nor so is missing (confidence.missing_numbers)
+NUMBER_WORDS = {
+    "en": tuple(
+        zip(
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+            "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split(),
+            "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh "
+            "twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth "
+            "nineteenth twentieth".split(),
+            strict=True,
+        )
+    )
+}
