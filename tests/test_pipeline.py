@@ -145,10 +145,16 @@ def test_a_roman_ordinal_and_degrees_are_read_as_the_model_knows_them(source, re
     assert Numbers().read(source)[0] == read
 
 
+def test_a_roman_number_in_a_line_in_capitals_stays_one(shipped):
+    (line,) = shipped.rules.read(["AU XIXE SIÈCLE, LOUIS XIV. LA VIE."])  # "TWENTYTH CENTURY"
+    read = shipped.subwords.text(shipped.subwords.pieces(line.parts[0].ids))
+    assert read.startswith("Au 19e siècle, ") and read.endswith(" XIV.")  # its first sentence
+
+
 def test_an_ordinal_the_model_copies_is_written_in_english(shipped, model_writes):
-    model_writes("He came 2e, then 21ème, in the 19e century.")
-    t = shipped.translate("Il est arrivé 2e, puis 21ème, au XIXe siècle.")
-    assert t.text == "He came 2nd, then 21st, in the 19th century."
+    model_writes("He came 2e, then 21ème, in the 19e century, on the 2th floor.")
+    t = shipped.translate("Il est arrivé 2e, puis 21ème, au XIXe siècle, au 2ème étage.")
+    assert t.text == "He came 2nd, then 21st, in the 19th century, on the 2nd floor."
 
 
 def test_an_amount_is_read_with_its_sign_s_word_and_written_with_the_sign_before_it(

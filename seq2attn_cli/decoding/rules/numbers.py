@@ -73,8 +73,10 @@ def read_degrees(m: re.Match[str]) -> str:
     return f"{m[1]} {word}{SCALES[m[2]]}"
 
 
-# a French ordinal in digits (2e, 21ème), which the model may copy: written 2nd, 21st
+# a French ordinal in digits (2e, 21ème), which the model may copy: written 2nd, 21st; and an
+# English one it wrote with another's ending ("2ème étage" came out "2th floor")
 ORDINAL = re.compile(r"(?<![\w,.])(\d+)(?:e|è|ème)\b")
+ENGLISH_ORDINAL = re.compile(r"(?<![\w,.])(\d+)(?:st|nd|rd|th)\b")
 
 
 def read_roman(m: re.Match[str]) -> str:
@@ -157,7 +159,8 @@ def in_english(text: str, source: str) -> str:
     """`text` with each French number it copies from `source` (all of one or its end, as
     "234,56" of "1 234,56") in English form."""
     text = FRENCH.sub(lambda m: english(m.group()) if m.group() in source else m.group(), text)
-    return ORDINAL.sub(lambda m: english_ordinal(m) if m.group() in source else m.group(), text)
+    text = ORDINAL.sub(lambda m: english_ordinal(m) if m.group() in source else m.group(), text)
+    return ENGLISH_ORDINAL.sub(english_ordinal, text)
 
 
 @dataclass(frozen=True)
