@@ -96,6 +96,7 @@ def test_a_damaged_xz_corpus_is_one_clear_error(tmp_path):
         ("« Oui », dit-il .", '"Oui", dit-il.'),
         ("Il est 7 h 45 ?", "Il est 7 h 45?"),
         ("“Hello”", '"Hello"'),
+        ("Il fait −4 °C.", "Il fait -4 °C."),  # the minus sign
     ],
 )
 def test_input_is_normalised_the_way_training_saw_it(typed_text, normal):

@@ -79,12 +79,12 @@ def clean(text: str) -> str:
 
 
 # Variants that mean the same to a reader: typographic apostrophes and quotes (Canadian laws
-# write ’, Tatoeba '), French spacing before ? ! : ; and the space Tatoeba sets before a final
-# full stop (non-breaking and thin spaces `clean` has folded already). Nothing here changes a
-# word.
+# write ’, Tatoeba '), the minus sign (U+2212: "Il fait −4 °C." came out "He's getting out of
+# Celsius."), French spacing before ? ! : ; and the space Tatoeba sets before a final full stop
+# (non-breaking and thin spaces `clean` has folded already). Nothing here changes a word.
 _SAME_CHARACTER = {
     "’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'",
-    "“": '"', "”": '"', "„": '"',
+    "“": '"', "”": '"', "„": '"', "−": "-",
 }  # fmt: skip
 _SPACE_BEFORE = re.compile(r" ([?!:;.,)»])")  # "Stop !" -> "Stop!"
 _SPACE_AFTER = re.compile(r"([«(]) ")  # "« Oui »" -> "«Oui»" -> '"Oui"'
