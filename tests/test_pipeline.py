@@ -185,7 +185,8 @@ def test_the_words_of_numbers_and_amounts_written_in_english_are_those_of_the_pi
 @pytest.mark.parametrize(
     ("source", "read"),
     [
-        ("Le menu coûte 12€50.", "Le menu coûte 12,50 euros."),  # not "12 euros50"
+        ("Le menu coûte 12€50, le café 2 € 50.", "Le menu coûte 12,50 euros, le café 2,50 euros."),
+        ("Il a payé 10 € 20 fois.", "Il a payé 10 euros 20 fois."),  # not 10,20 euros
         ("Appelez le 0 800 123 456.", "Appelez le URL."),  # a telephone number, not 800,123,456
         ("Il a payé £1,250.50 et €15.000.", "Il a payé 1 250,50 pounds et 15 000 euros."),
         ("Un budget de €10 millions, ou $30,000.", "Un budget de €10 millions, ou $30,000."),

@@ -93,13 +93,15 @@ def english_ordinal(m: re.Match[str]) -> str:
     )
 
 
-# an amount: a number and a currency sign, after it as French writes it (12,50 €, 12€50) or
+# an amount: a number and a currency sign, after it as French writes it (12,50 €, 12€50,
+# 2 € 50 where nothing follows, not 10 € 20 fois: "The coffee costs €2.") or
 # before it (£12, €15,000; not $, which the model copies: "$30,000" read as "30 000 dollars"
 # came out "3,000 dollars"); read as the number and the sign's word ("12,50 euros")
 NUMBER = rf"{GROUPED}|\d{{1,3}}(?:[,.]\d{{3}})+(?:[,.]\d+)?|\d+(?:[,.]\d+)?"
 LARGE = r"\s*(?:millions?|milliards?|mille|billions?)\b"  # "€10 millions" is not "10 euros"
 AMOUNT = re.compile(
-    rf"(?<![\w,.])(?P<number>{NUMBER}) ?(?P<sign>[€$£])(?P<cents>\d\d(?!\d))?"
+    rf"(?<![\w,.])(?P<number>{NUMBER}) ?(?P<sign>[€$£])"
+    r"(?:(?P<cents>\d\d)|(?: (?P<spaced>\d\d)(?!\s*\w)))?(?![\d,.]?\d)"
     rf"|(?<![\w,.€$£])(?P<before>[€£]) ?(?P<after>{NUMBER})(?![\w-]|{LARGE})"
 )
 # the sign's word, in French as the model reads it and in English as it writes it; £ is
@@ -128,7 +130,8 @@ def _amount(m: re.Match[str]) -> Amount:
     if m["before"]:
         number, sign = m["after"], m["before"]
     else:
-        number = f"{m['number']},{m['cents']}" if m["cents"] else m["number"]
+        cents = m["cents"] or m["spaced"]
+        number = f"{m['number']},{cents}" if cents else m["number"]
         sign = m["sign"]
     return Amount(french(number), sign, re.sub(r"\D", "", number))
 
