@@ -85,6 +85,10 @@ def test_source_auto_refuses_a_text_surely_in_another_language(client) -> None:
     assert short.status_code == 200 and short.json()["detectedLanguage"]["language"] == "fr"
     again = client.post("/translate", json={"q": "Il pleut.\n" * 40})  # German, 55%: 2 words
     assert again.status_code == 200 and again.json()["detectedLanguage"]["language"] == "fr"
+    names = client.post(
+        "/translate", json={"q": "Je ne supporte pas les Black Eyed Peas.", "source": "auto"}
+    )
+    assert names.status_code == 200  # English at 61%: French with an English name in it
 
 
 # a reviewer's pair: joined, lingua took both for French (43.56), and the German was translated
