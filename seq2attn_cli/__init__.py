@@ -34,6 +34,10 @@ def load(
     threads: int = 0,
 ) -> Translator:
     """Load a model directory (default: the embedded fr-en model), ready to translate."""
+    if not isinstance(threads, int) or isinstance(threads, bool):
+        raise TypeError(f"threads must be a whole number, not {type(threads).__name__} {threads!r}")
+    if threads < 0:
+        raise ValueError(f"threads must be 0 (as many as torch takes) or more, not {threads}")
     import torch
 
     from .decoding.search.batched import side_by_side

@@ -85,6 +85,15 @@ def test_a_wrong_argument_is_an_error_that_names_it(tr, call, error, said) -> No
         call(tr)
 
 
+@pytest.mark.parametrize(
+    ("threads", "error", "said"),
+    [(-1, ValueError, "threads must be 0 .* not -1"), ("2", TypeError, "not str '2'")],
+)
+def test_threads_that_are_no_count_are_an_error_that_names_them(tiny_model, threads, error, said):
+    with pytest.raises(error, match=said):
+        s2a.load(tiny_model, threads=threads)
+
+
 def test_a_device_that_is_not_there_is_a_value_error_that_says_so(tiny_model) -> None:
     with pytest.raises(ValueError, match="device must be auto, cpu, cuda or mps, not 'gpu'"):
         s2a.load(tiny_model, device="gpu")
