@@ -197,11 +197,15 @@ def test_an_amount_is_read_as_its_number_in_french_form_and_its_sign_s_word(ship
     assert shipped.subwords.text(shipped.subwords.pieces(line.parts[0].ids)) == read
 
 
-def test_a_document_s_tag_after_an_amount_stays_on_its_word(shipped):
+def test_a_document_s_tags_stay_on_the_words_of_amounts_and_degrees(shipped):
     page = "<p>Le prix : 3 € le <b>kilo</b>, pas plus.</p>"  # was "€3 <b>the</b> kilo"
     assert "€3 the <b>kilo</b>" in shipped.translate_document(page, format="html")
     t = shipped.translate("Le prix : 3 € le kilo.")
     assert "▁€" in t.src_tokens and "▁€3" in t.tgt_tokens  # the sign, as given, on both sides
+    page = "Le billet coûte **16 €** pour les adultes, [20 °C](https://m.fr) ici."
+    done = shipped.translate_document(page, format="markdown")  # was "€**16 for** adults"
+    assert "**€16**" in done and "[20 degrees Celsius](https://m.fr)" in done  # "Celsius" out
+    assert "▁°C" in shipped.translate("Il fait 20 °C ici.").src_tokens  # one word, as given
 
 
 def test_a_number_the_source_does_not_hold_is_left_as_the_model_wrote_it(shipped, model_writes):

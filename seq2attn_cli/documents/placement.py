@@ -34,7 +34,8 @@ LEANING = frozenset(
     "am are be been being can could did do does had has have is may might must shall should "
     "was were will would".split()
 )
-CORE = re.compile(r"^(\W*?)(\w(?:.*\w)?|)(\W*)$", re.S)  # leading marks, word, trailing marks
+# leading marks, word, trailing marks; a currency sign before a number is the word's ("€16")
+CORE = re.compile(r"^(\W*?)([€$£¥]?\w(?:.*\w)?|)(\W*)$", re.S)
 
 
 @dataclass

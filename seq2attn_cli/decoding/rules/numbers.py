@@ -218,8 +218,9 @@ def as_english(text: str, source: Source) -> str:
 def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
     """`t`'s pieces and attention, their words those of `as_english` and of the source as
     given: the groups of a French number one word ("▁35 ▁000" -> "▁35 ,000"), an amount's
-    sign word gone and its sign on the number ("▁20 ▁euros" -> "▁€20"), the sign word read
-    in the source shown as the sign ("▁euros" -> "▁€"); the model's pieces kept apart."""
+    sign word gone and its sign on the number ("▁20 ▁euros" -> "▁€20", the word's attention
+    the number's too), the words read in the source for a sign shown as the sign ("▁euros"
+    -> "▁€", "▁degrés ▁Celsius" -> "▁°C"); the model's pieces kept apart."""
     pieces, src = list(t.tgt_tokens), list(t.src_tokens)
     weights = [list(row) for row in t.weights]  # (tgt, src)
     for number in FRENCH.findall(source.read):
@@ -227,12 +228,32 @@ def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
         for first in found[1:] if found else []:
             pieces[first] = "," + pieces[first].removeprefix(WORD_START)
     for _, sign, digits in amounts(source.given):
-        if (at := _sign_word(pieces, digits, WRITTEN[sign])) is not None:
+        if (at := _sign_word(pieces, digits, [WRITTEN[sign]])) is not None:
             letters, number_at = at
             pieces[number_at] = WORD_START + sign + pieces[number_at].lstrip(WORD_START)
+            if t.has_attention:  # the number's row and the word's, as one (tag placement)
+                rows = [weights[number_at], *(weights[i] for i in letters)]
+                weights[number_at] = [sum(column) / len(rows) for column in zip(*rows, strict=True)]
             for i in reversed(letters):  # with their rows; a runner-up has none
                 del pieces[i], weights[i : i + 1]
-        if t.has_attention and (at := _sign_word(src, digits, WORDS[sign])) is not None:
+    if t.has_attention:
+        src = _signs_in_source(src, weights, source.given)
+    if (pieces, src) == (t.tgt_tokens, t.src_tokens):
+        return {}
+    kept = {"model_tokens": t.model_tokens or t.tgt_tokens}
+    return {"tgt_tokens": pieces, "src_tokens": src, "weights": weights} | kept
+
+
+def _signs_in_source(src: list[str], weights: list[list[float]], given: str) -> list[str]:
+    """`src` with the words read for each sign of the source `given` one piece, the sign, its
+    column the sum of theirs (`weights` changed in place)."""
+    signs = [(sign, digits, [WORDS[sign]]) for _, sign, digits in amounts(given)]
+    for m in DEGREES.finditer(given):  # "20 °C": "▁20 ▁degrés ▁Celsius" -> "▁20 ▁°C"
+        scale = [SCALES[m[2]].strip()] if m[2] else []
+        signs.append((f"°{m[2] or ''}", re.sub(r"\D", "", m[1]), ["degrés?", *scale]))
+    src = list(src)
+    for sign, digits, words in signs:
+        if (at := _sign_word(src, digits, words)) is not None:
             letters, _ = at
             src[letters[0]] = WORD_START + sign
             for row in weights:  # the columns of its other pieces summed into the sign's
@@ -241,20 +262,25 @@ def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
                     del row[i]
             for i in reversed(letters[1:]):
                 del src[i]
-    if (pieces, src) == (t.tgt_tokens, t.src_tokens):
-        return {}
-    kept = {"model_tokens": t.model_tokens or t.tgt_tokens}
-    return {"tgt_tokens": pieces, "src_tokens": src, "weights": weights} | kept
+    return src
 
 
-def _sign_word(pieces: list[str], digits: str, word: str) -> tuple[list[int], int] | None:
-    """The letter pieces of the first sign word (`word`, a pattern) after a number of
-    `digits` in `pieces`, and the number's first piece; None if there is none."""
-    words, groups = group_pieces(pieces)
-    for k in range(len(words) - 1):
-        seen = re.sub(r"\D", "", words[k])  # all of it, or its last group ("1 500": "500")
-        if seen and digits.endswith(seen) and re.match(word, words[k + 1]):
-            letters = [i for i in groups[k + 1] if pieces[i].lstrip(WORD_START).isalpha()]
+def _sign_word(pieces: list[str], digits: str, words: list[str]) -> tuple[list[int], int] | None:
+    """The letter pieces of the first run of sign words (`words`, patterns: "euros?", or
+    "degrés?" and "Celsius") after a number of `digits` in `pieces`, and the number's first
+    piece; None if there is none."""
+    found, groups = group_pieces(pieces)
+    for k in range(len(found) - len(words)):
+        seen = re.sub(r"\D", "", found[k])  # all of it, or its last group ("1 500": "500")
+        after = range(k + 1, k + 1 + len(words))
+        if (
+            seen
+            and digits.endswith(seen)
+            and all(re.match(word, found[n]) for word, n in zip(words, after, strict=True))
+        ):
+            letters = [
+                i for n in after for i in groups[n] if pieces[i].lstrip(WORD_START).isalpha()
+            ]
             return (letters, groups[k][0]) if letters else None
     return None
 
