@@ -120,8 +120,15 @@ def test_a_link_whose_text_starts_with_a_caret_is_a_link_not_a_footnote(tiny):
 def test_a_table_cell_with_an_escaped_pipe_is_translated_on_each_side(shipped):
     table = "| Chat | Rat |\n|------|-----|\n| Le chat \\| le rat | `a \\| b` |\n"
     out = shipped.translate_document(table, format="markdown")
-    assert out == "| Check out! | Go away |\n|------|-----|\n| The cat \\| The rat | `a \\| b` |\n"
+    assert out == "| Check out | Go away |\n|------|-----|\n| The cat \\| The rat | `a \\| b` |\n"
     assert "<td>The cat | The rat</td>\n<td><code>a | b</code></td>" in RENDER(out)
+
+
+def test_a_heading_or_cell_ends_with_no_mark_its_source_has_not(shipped):
+    out = shipped.translate_document(
+        "## Horaires\n\n| Plat |\n|---|\n| Soupe |\n", format="markdown"
+    )
+    assert out == "## Horary\n\n| Plats |\n|---|\n| See |\n"  # was "Horary!", "Plats!"
 
 
 def test_subtitle_position_tags_are_kept_and_the_words_around_them_translated(shipped):

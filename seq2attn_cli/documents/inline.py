@@ -105,10 +105,15 @@ def _plain(plain: Plain, done: Mapping[str, Any]) -> str:
         return plain.escape(plain.source)
     lead = plain.source[: len(plain.source) - len(plain.source.lstrip())]
     trail = plain.source[len(plain.source.rstrip()) :]
-    text = done[source].text
-    if not FULL_STOP.search(source) and re.search(r"\w\.$", text):
-        text = text[:-1]  # the model ends a fragment (an alt text) with a full stop
-    return lead + plain.escape(text) + trail
+    return lead + plain.escape(_unstopped(source, done[source].text)) + trail
+
+
+def _unstopped(source: str, text: str) -> str:
+    """`text` without the full stop or "!" the model ends a fragment with (an alt text, a
+    heading, a cell: "Horaires" came out "Horary!") when its source ends with none."""
+    if not FULL_STOP.search(source) and re.search(r"\w[.!]$", text):
+        return text[:-1]
+    return text
 
 
 def _parts(parts: tuple[Part, ...], done: Mapping[str, Any]) -> str:
@@ -315,6 +320,6 @@ def _sentence(
         for p in points
     ]
     tgt, aligned = aligned_targets(words, done[" ".join(words)])
-    if tgt and not FULL_STOP.search(words[-1]) and re.search(r"\w\.$", tgt[-1]):
-        tgt[-1] = tgt[-1][:-1]  # the model ends a fragment (a heading, a cell) with a full stop
+    if tgt:
+        tgt[-1] = _unstopped(words[-1], tgt[-1])
     return place(tags, atoms, tgt, aligned, escape)
