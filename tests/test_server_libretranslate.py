@@ -131,11 +131,14 @@ def test_alternatives_are_the_beams_next_best_and_leave_the_translation_alone(
 
 
 def test_alternatives_of_a_text_of_lines_take_each_lines_next_best(client, translator) -> None:
-    text = "\n".join(LINES[:2])
+    text = "\r\n".join(LINES[:2])  # a browser form's line break, kept
     first = [translator.translate(line) for line in LINES[:2]]
     reply = client.post("/translate", json={"q": text, "source": "fr", "alternatives": 1}).json()
-    want = "\n".join((t.alternatives or [t.text])[0] for t in first)
+    assert reply["translatedText"] == "\r\n".join(t.text for t in first)
+    want = "\r\n".join((t.alternatives or [t.text])[0] for t in first)
     assert reply["alternatives"] == ([want] if want != reply["translatedText"] else [])
+    lines = client.post("/translate", json={"q": f"{LINES[0]}\r{LINES[1]}", "source": "fr"})
+    assert lines.json()["translatedText"] == f"{first[0].text}\r{first[1].text}"  # not one line
 
 
 def test_greedy_servers_offer_no_alternatives(translator) -> None:

@@ -7,6 +7,7 @@ LibreTranslate's status and a one-line reason, and answers in LibreTranslate's s
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -40,6 +41,10 @@ from .files import Downloads, text_of
 if TYPE_CHECKING:  # server.py imports this module; documents, imported when a file comes
     from ..documents import Translated
     from .server import Batcher
+
+
+# a line break as a client sends it: a browser's form sends \r\n, old Macs' text \r
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(kw_only=True)
@@ -78,8 +83,13 @@ class Service:
             reply = reply_of(asked, done, [[] for _ in done], detected, None)
         else:
             answers = await self.lines(texts, asked.glossary)
-            done = ["\n".join(t.text for t in answer) for answer in answers]
-            others = [alternatives_of(answer, asked.alternatives) for answer in answers]
+            done = [
+                joined(text, [t.text for t in a]) for text, a in zip(texts, answers, strict=True)
+            ]
+            others = [
+                alternatives_of(text, answer, asked.alternatives)
+                for text, answer in zip(texts, answers, strict=True)
+            ]
             attention = [[attention_of(t) for t in a] for a in answers] if asked.attention else None
             reply = reply_of(asked, done, others, detected, attention)
         # beside LibreTranslate's fields: a text is as sure as its least sure line
@@ -154,7 +164,7 @@ class Service:
     ) -> list[list[Translation]]:
         """Each text's lines translated in the batcher's searches (with a glossary: apart from
         other requests' lines)."""
-        split = [text.split("\n") for text in texts]
+        split = [LINE_BREAK.split(text) for text in texts]
         lines = [line for text in split for line in text]
         what = f"{sum(map(len, lines)):,} characters"
         done = await self.timed(self.batcher.submit(lines, glossary), what)
@@ -216,10 +226,16 @@ def file_format(filename: str) -> str:
         raise Refused(400, f"Invalid request: file format not supported ({listed})") from None
 
 
-def alternatives_of(answer: list[Translation], n: int) -> list[str]:
+def joined(text: str, lines: list[str]) -> str:
+    """The translations of `text`'s lines, joined by its own line breaks (\r\n as given)."""
+    breaks = [*LINE_BREAK.findall(text), ""]
+    return "".join(line + end for line, end in zip(lines, breaks, strict=True))
+
+
+def alternatives_of(text: str, answer: list[Translation], n: int) -> list[str]:
     """A text's first n alternatives: the k-th takes each line's k-th alternative (or its best)."""
-    best = "\n".join(t.text for t in answer)
-    return distinct(["\n".join(texts) for texts in by_rank(answer)], best)[:n]
+    best = joined(text, [t.text for t in answer])
+    return distinct([joined(text, texts) for texts in by_rank(answer)], best)[:n]
 
 
 def attention_of(t: Translation) -> dict[str, Any]:
