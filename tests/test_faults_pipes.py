@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.data.reading import clean
 from seq2attn_cli.data.streams import line_chunks
+from seq2attn_cli.decoding.rules.clean import LINE_LIMIT
 from seq2attn_cli.decoding.translator import Translator
 
 LONG = ("je mange pain " * 7200)[:100_000]
@@ -64,17 +65,18 @@ def test_n_lines_in_n_lines_out_whatever_they_hold(tiny_model, fmt):
     assert code == 0 and "Traceback" not in err, err
     out = _lines(stdout)
     assert len(out) == len(NASTY)
-    warnings = [line for line in err.splitlines() if "longer than the model takes" in line]
+    warnings = [line for line in err.splitlines() if "longer than s2a translates" in line]
     assert warnings == [
-        "warning: input line 1: longer than the model takes; translated its first 1,000 "
+        "warning: input line 1: longer than s2a translates; translated its first 10,000 "
         "characters only"
     ]
     if fmt == "jsonl":
         records = [json.loads(line) for line in out]
-        assert len(records[0]["source"]) <= 1000  # cut to the model's limit
+        assert len(records[0]["source"]) == 10_000  # cut: 10 times what the model takes
+        assert records[0]["parts"] > 10  # each part translated, not only the first 1,000
         out = [r["translation"] for r in records]
         assert all("\x00" not in r["source"] and "\x1b" not in r["source"] for r in records)
-    assert out[0]  # the first 1,000 characters were translated
+    assert out[0]  # the first 10,000 characters were translated
     assert out[1] == "I eats bread"  # the NUL is a space
     assert out[5] == out[10] == out[11] == out[12] == ""  # nothing to translate: empty line
     assert all("\r" not in line and "\x1b" not in line for line in out)
@@ -327,6 +329,6 @@ def test_translate_fuzz_n_lines_in_n_lines_out(translator, parts, repeat):
     assert len(results) == len(lines)
     for line, t in zip(lines, results, strict=True):
         assert "\n" not in t.text and "\r" not in t.text
-        assert t.text == "" if not clean(line) else len(t.source) <= translator.max_chars
-        if len(clean(line)) > translator.max_chars:
-            assert t.truncated
+        longest = LINE_LIMIT * translator.max_chars  # a line past that is cut and says so
+        assert t.text == "" if not clean(line) else len(t.source) <= longest
+        assert t.truncated == (len(clean(line)) > longest)

@@ -39,7 +39,7 @@ def test_pipe_keeps_one_line_per_input(tiny_model):
         "je mange pain",
         "",
         "   ",
-        "x" * 5000,
+        "x" * 12_000,
         "il voit chat",
         "猫が好きです",
         "مرحبا بالعالم 👋",
@@ -51,7 +51,7 @@ def test_pipe_keeps_one_line_per_input(tiny_model):
     assert out[-1] == "" and len(out) - 1 == len(lines)
     assert out[1] == "" and out[2] == ""  # empty and blank lines give empty lines
     assert out[0] == "I eats bread" and out[4] == "he sees cat"
-    assert b"longer than the model takes" in result.stderr  # the 5,000-character line
+    assert b"longer than s2a translates" in result.stderr  # the 12,000-character line
 
 
 def test_arguments_are_translated_one_each_greedy_and_beam(tiny_model):
@@ -294,12 +294,12 @@ def test_a_line_the_model_cannot_read_at_all_comes_back_as_given_not_invented(ti
 
 def test_warnings_name_the_file_and_line(tiny_model, tmp_path):
     book = tmp_path / "book.fr"
-    book.write_text("je mange pain\n" + "je mange " * 400 + "\nil voit 東京\n", encoding="utf-8")
+    book.write_text("je mange pain\n" + "je mange " * 1200 + "\nil voit 東京\n", encoding="utf-8")
     args = ["translate", "--model", str(tiny_model), "--beam", "1", "--format", "jsonl"]
     result = runner.invoke(app, [*args, "-i", str(book)])
     assert result.exit_code == 0 and len(result.stdout.splitlines()) == 3, result.output
     assert [line.split(";")[0] for line in result.stderr.splitlines()] == [
-        f"warning: {book}: line 2: longer than the model takes",
+        f"warning: {book}: line 2: longer than s2a translates",
         f'warning: {book}: line 3: the model knows no piece for "東京"',
     ]
 

@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from ..config import BOS, EOS, PAD, UNK
-from ..decoding.rules.clean import Cleaned
+from ..decoding.rules.clean import clean
 from ..decoding.rules.pipeline import GIVEN
 from ..decoding.search.batched import FULL_WIDTH, each_batch, padded, width
 from ..decoding.translator import Translator
@@ -36,10 +36,10 @@ def read(translator: Translator, texts: list[str]) -> list[Side]:
     """Lines as given with their translation (pipeline.GIVEN: cleaned, letters folded), whole:
     a line long enough to be translated in parts is force-decoded in one piece."""
     sides, rules = [], translator.pipeline(names=GIVEN)
-    for line in rules.read(texts):
+    cleaned = [clean(text, translator.max_chars) for text in texts]  # what the model takes
+    for line, given in zip(rules.read([c.text for c in cleaned]), cleaned, strict=True):
         ids = rules.whole(line)
-        truncated = any(isinstance(memo, Cleaned) and memo.truncated for memo in line.memos)
-        sides.append(Side(translator.subwords.pieces(ids), ids, truncated))
+        sides.append(Side(translator.subwords.pieces(ids), ids, given.truncated))
     return sides
 
 

@@ -268,7 +268,7 @@ def _warn(t: Any, place: str, unknown: list[str]) -> None:
     """Say on stderr what of an input line the model could not take in."""
     if t.truncated:
         err.print(
-            f"[yellow]warning:[/] {escape(place)}: longer than the model takes; "
+            f"[yellow]warning:[/] {escape(place)}: longer than s2a translates; "
             f"translated its first {len(t.source):,} characters only",
             soft_wrap=True,
         )

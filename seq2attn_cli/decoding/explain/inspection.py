@@ -92,6 +92,7 @@ def explain(
         translation, src_ids, ids = chosen(translator, source, beam=beam, glossary=glossary)
         return translation, steps_of(translator, teacher_force(translator, src_ids, ids), ids)
     pipeline = translator.pipeline(glossary, names=GIVEN)  # as `s2a align`: the target is for all
+    source = clean(source, translator.max_chars).text  # read whole: what the model takes
     src_ids = pipeline.whole(pipeline.read([source])[0])
     if not src_ids:
         raise ValueError("nothing to inspect: the sentence is empty")
@@ -101,7 +102,7 @@ def explain(
     steps = steps_of(translator, teacher_force(translator, src_ids, ids), ids)
     pieces = translator.subwords.pieces(ids)
     forced = Translation(
-        source=clean(source, translator.max_chars).text,
+        source=source,
         text=translator.subwords.text(pieces),
         score=sum(s.log_prob for s in steps) / len(steps),
         src_tokens=translator.subwords.pieces(src_ids) + [EOS_PIECE],

@@ -1,11 +1,14 @@
-"""Every line cleaned as training cleaned its text, and cut to the longest the model takes.
+"""Every line cleaned as training cleaned its text, and cut to the longest s2a translates.
 
 Cleaning folds what is safe to fold (data/reading.py: NFC, typographic apostrophes and
-quotes, non-breaking spaces, French spaces before ? ! : ;) and makes the line one line. A
-line longer than the model's max_chars is cut there, and its translation says so
-(`truncated`). A line of which the model reads nothing (emoji, a script it has no pieces
-for) is written back as given, with confidence 0, rather than translated into a sentence
-the model made up.
+quotes, non-breaking spaces, French spaces before ? ! : ;) and makes the line one line. The
+model takes max_chars characters at a time (1,000 for the embedded one), and parts.py cuts
+a line into sentences and parts of that size, so a line is cut only past LINE_LIMIT times
+that, a bound on one line's work (a book's paragraph a line, of 1,151 characters, had lost
+its last sentences at 1,000), and its translation says so (`truncated`). A line read whole
+(`s2a align`, `inspect --target`: align/forced.py) is cut at max_chars. A line of which the
+model reads nothing (emoji, a script it has no pieces for) is written back as given, with
+confidence 0, rather than translated into a sentence the model made up.
 """
 
 from __future__ import annotations
@@ -21,12 +24,18 @@ if TYPE_CHECKING:
     from .pipeline import Setting
 
 
+# the longest line translated, in the model's max_chars: a line's parts are joined into one
+# attention matrix (target x source pieces) that confidence.py reads whole, so the cost grows
+# with the square of the line (a test model: 10,000 characters 0.4 s, 100,000 38 s)
+LINE_LIMIT = 10
+
+
 @dataclass(frozen=True)
 class Cleaned:
     """A line as the user gave it, cleaned: the source of its translation."""
 
     text: str
-    truncated: bool  # it was longer than the model takes, and was cut
+    truncated: bool  # it was longer than LINE_LIMIT allows, and was cut
 
 
 @dataclass(frozen=True)
@@ -40,10 +49,10 @@ class Clean:
     @classmethod
     def of(cls, setting: Setting) -> Clean:
         """The rule for a model (pipeline.Setting): every model has it."""
-        return cls(max_chars=setting.max_chars)
+        return cls(max_chars=LINE_LIMIT * setting.max_chars)
 
     def read(self, text: str) -> tuple[str, Cleaned]:
-        """The line cleaned and cut to max_chars."""
+        """The line cleaned and cut to max_chars (LINE_LIMIT times the model's)."""
         cleaned = clean(text, self.max_chars)
         return cleaned.text, cleaned
 
