@@ -37,6 +37,7 @@ def test_a_paragraph_written_over_two_lines_comes_out_over_two_lines(tiny):
         ("je mange pain\nil voit chat\n", "I eats bread\nhe sees cat\n"),
         ("> je mange pain\n> il voit chat\n", "> I eats bread\n> he sees cat\n"),
         ("- je mange pain\n  il voit chat\n", "- I eats bread\n  he sees cat\n"),
+        ("je mange pain\r\nil voit chat\r\n", "I eats bread\r\nhe sees cat\r\n"),  # as given
     ]:
         assert tiny.translate_document(source, format="markdown", beam=1) == expected
 

@@ -127,7 +127,8 @@ def _blocks(text: str) -> list[Chunk]:
         if found is None:  # not where markdown-it says: the block is kept as it was
             continue
         start, end, prefixes = found
-        lead, items = _lead(tokens, n, _items(token.children, token.content, prefixes))
+        newline = "\r\n" if text[start:end].count("\r\n") else "\n"  # the block's own breaks
+        lead, items = _lead(tokens, n, _items(token.children, token.content, prefixes, newline))
         if cell:  # its `|` as written, `\\|`
             inline = Inline([piece for item in items for piece in _piped(item)], escape_cell)
         else:
@@ -206,8 +207,9 @@ def _locate(
     return first, at, prefixes
 
 
-def _items(children: list[Token], content: str, prefixes: list[str]) -> list[Item]:
-    """A block's inline tokens as Inline items: text, marks around words, and kept markup."""
+def _items(children: list[Token], content: str, prefixes: list[str], newline: str) -> list[Item]:
+    """A block's inline tokens as Inline items: text, marks around words, and kept markup
+    (a line break as the block writes them: `newline`)."""
     lines = content.split("\n")
     items: list[Item] = []
     line, links, skip = 0, [], False
@@ -221,11 +223,11 @@ def _items(children: list[Token], content: str, prefixes: list[str]) -> list[Ite
             items.append(Keep((token.markup,)) if token.info == "escape" else token.content)
         elif kind == "softbreak":  # the line break kept, placed by attention; no cut
             line += 1
-            items.append(Keep((f"\n{prefixes[line]}",), breaks=True))
+            items.append(Keep((f"{newline}{prefixes[line]}",), breaks=True))
         elif kind == "hardbreak":
             mark = "\\" if lines[line].endswith("\\") else "  "
             line += 1
-            items.append(Keep((f"{mark}\n{prefixes[line]}",), breaks=True, cuts=True))
+            items.append(Keep((f"{mark}{newline}{prefixes[line]}",), breaks=True, cuts=True))
         elif kind.removesuffix("_open") in MARKS:  # around no word: left out, not `****`
             items.append(Open((token.markup,), kind.removesuffix("_open"), empty=""))
         elif kind.removesuffix("_close") in MARKS:
