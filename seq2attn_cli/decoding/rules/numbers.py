@@ -1,5 +1,6 @@
-"""Numbers the model copied from French written as English writes them: 3,5 -> 3.5, 35 000
--> 35,000, and amounts: 12,50 € -> €12.50.
+"""Numbers the model copied from French written as English writes them (3,5 -> 3.5, 35 000
+-> 35,000, 2e -> 2nd), amounts signed so (12,50 € -> €12.50), ordinals and degrees read as
+the model knows them (XIXe -> 19e, 20 °C -> 20 degrés Celsius).
 
 The model copies most numbers piece by piece, and so keeps their French form: of the 83
 decimal numbers of newstest2013's French side, the embedded model wrote 38 with their comma
