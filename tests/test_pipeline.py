@@ -132,8 +132,13 @@ def test_numbers_copied_from_french_are_written_in_english_form(
     [
         ("Au XIXe siècle, puis la Ve.", "Au 19e siècle, puis la 5e."),
         (
-            "Il fait 20 °C, 70°F, 1° et n° 5.",
-            "Il fait 20 degrés Celsius, 70 degrés Fahrenheit, 1 degré et n° 5.",
+            "Il fait 20 °C, 70°F, -1° et 21°, n° 5.",
+            "Il fait 20 degrés Celsius, 70 degrés Fahrenheit, -1 degré et 21 degrés, n° 5.",
+        ),
+        ("L'article 3, 2° du code; €2,5 millions.", "L'article 3, 2° du code; €2,5 millions."),
+        (
+            "Le litre à 1,859 €, 12 € 50 % moins cher.",
+            "Le litre à 1,859 euros, 12 euros 50 % moins cher.",
         ),
         (
             "Le roi François Ier et Louis XIV. Vie, De, Ce.",
@@ -155,6 +160,8 @@ def test_an_ordinal_the_model_copies_is_written_in_english(shipped, model_writes
     model_writes("He came 2e, then 21ème, in the 19e century, on the 2th floor.")
     t = shipped.translate("Il est arrivé 2e, puis 21ème, au XIXe siècle, au 2ème étage.")
     assert t.text == "He came 2nd, then 21st, in the 19th century, on the 2nd floor."
+    assert t.word_attention.tgt[:-1] == t.text.split()  # the pieces say so too
+    assert "▁XIXe" in t.src_tokens  # the source as given
 
 
 def test_an_amount_is_read_with_its_sign_s_word_and_written_with_the_sign_before_it(

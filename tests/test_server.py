@@ -273,10 +273,10 @@ def test_serve_refuses_a_port_in_use_before_loading_the_model(tiny_model) -> Non
 def test_serve_refuses_a_max_chars_beyond_what_the_model_translates(tiny_model) -> None:
     try:  # without the check the server would start, and cut such lines without a word
         asked = subprocess.run(
-            [S2A, "serve", "--model", str(tiny_model), "--port", "0", "--max-chars", "3000"],
+            [S2A, "serve", "--model", str(tiny_model), "--port", "0", "--max-chars", "30000"],
             capture_output=True, text=True, timeout=60,
         )  # fmt: skip
     except subprocess.TimeoutExpired:
-        pytest.fail("s2a serve started with --max-chars 3000")
+        pytest.fail("s2a serve started with --max-chars 30000")
     assert asked.returncode == 2 and "Traceback" not in asked.stderr
-    assert "--max-chars 3000: the model translates lines of up to 1,000 characters" in asked.stderr
+    assert "--max-chars 30000: s2a translates lines of up to 10,000 characters" in asked.stderr

@@ -63,9 +63,9 @@ def serve(
             fail(f"--host {host} --port {port}: {error.strerror or error}")
         options = dict(device=device, threads=threads, quantize=quantize)
         translator = load_translator(directory, **options)
-        if max_chars > translator.max_chars:  # longer lines would be cut, and nobody told
-            fail(f"--max-chars {max_chars}: the model translates lines of up to "
-                 f"{translator.max_chars:,} characters")  # fmt: skip
+        if max_chars > translator.longest_line:  # longer lines would be cut, and nobody told
+            fail(f"--max-chars {max_chars}: s2a translates lines of up to "
+                 f"{translator.longest_line:,} characters")  # fmt: skip
         limits = Limits(
             body_bytes=max_body,
             lines=max_lines,

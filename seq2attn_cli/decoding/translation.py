@@ -20,9 +20,7 @@ class Translation:
     tgt_tokens: list[str]  # output pieces, then </s>
     # attention: one row per target piece, one column per source piece (float32 arrays: search/)
     weights: list[Sequence[float]]
-    truncated: bool = (
-        False  # the source was longer than s2a translates (rules/clean.py) and was cut
-    )
+    truncated: bool = False  # longer than s2a translates (rules/clean.py): cut
     # the model's own pieces, when a rule after the search changed them (rules/articles.py:
     # a/an; rules/letters.py: letters written back, so tgt_tokens may hold pieces the
     # vocabulary lacks); the weights are from the model's pieces; else empty

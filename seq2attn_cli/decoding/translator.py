@@ -14,6 +14,7 @@ from ..config import DECODE, UNK, StoredConfig
 from ..data.subwords import EOS_PIECE, Subwords
 from ..model.int8 import is_quantized, quantize
 from ..model.seq2seq import Seq2Seq
+from .rules.clean import LINE_LIMIT
 from .rules.letters import fold
 from .rules.markers import Markers
 from .rules.parts import sentences_of
@@ -42,6 +43,7 @@ class Translator:
         self.device = device
         self.threads = threads  # batches searched side by side on a CPU (search/batched.py)
         self.max_chars = config.training.max_chars  # the limits the model was trained within
+        self.longest_line = LINE_LIMIT * self.max_chars  # what translate takes (rules/clean.py)
         self.max_pieces = config.training.max_pieces
         self.output_ids = model.output_ids.tolist()  # output index -> SentencePiece id
         self.output_index = {piece_id: i for i, piece_id in enumerate(self.output_ids)}

@@ -138,14 +138,15 @@ def missing_numbers(
     src_pieces: list[str], text: str, words: tuple[tuple[str, str], ...]
 ) -> list[str]:
     """The source's numbers that `text` holds neither in digits (in any grouping: "35 000" as
-    "35,000", "XIXe" read as "19e" as "19th") nor as a word (`words`: "two", "second")."""
+    "35,000", "XIXe" read as "19e" as "19th") nor as a word (`words`: "two", "second"; zero to
+    twenty only: "thirty" for 30 is named)."""
     source = "".join(p for p in src_pieces if not is_special(p)).replace(WORD_START, " ")
     written = {value for n in NUMBER.findall(text) for value in values(n)}
     said = set(re.findall(r"[a-z]+", text.lower()))
     missing = []
     for number in dict.fromkeys(n.strip() for n in NUMBER.findall(source)):
-        whole = int(re.sub(r"\D", "", number))
-        as_words = words[whole] if whole < len(words) else ()
+        digits = re.sub(r"\D", "", number)  # not int(): a line may hold 4,300 digits
+        as_words = words[int(digits)] if len(digits) <= 2 and int(digits) < len(words) else ()
         if not values(number) & written and not said & set(as_words):
             missing.append(number)
     return missing

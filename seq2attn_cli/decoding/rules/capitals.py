@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 LETTERS = re.compile(r"[^\W\d_]+")  # a run of letters
 # a Roman number, or ordinal, in capitals (XIV, XIXE): kept so, its ending in small letters
 # for numbers.py ("LE XIXE SIÈCLE" read as "Le Xixe siècle" came out "THE TWENTYTH CENTURY");
-# not VIE, which is "vie" far more often than "VIe"
-ROMAN = re.compile(r"(?!VIE$)(?=[IVX])(X{0,3}(?:IX|IV|V?I{0,3}))(E|È|ÈME|EME)?")
+# not VIE, which is "vie" far more often than "VIe", nor one letter and its ending ("VE",
+# véhicule électrique)
+ROMAN_IN_CAPITALS = re.compile(r"(?!VIE$|[IVX]E)(?=[IVX])(X{0,3}(?:IX|IV|V?I{0,3}))(E|È|ÈME|EME)?")
 STARTS = re.compile(r"(^|[.!?…]\s+)(\W*)(\w)")  # where a sentence starts, and its first letter
 
 
@@ -74,7 +75,7 @@ class Capitals:
         """A word in capitals as the vocabulary knows it best: in lower case ("ouvrir"), with
         a capital ("Tom") or in capitals ("OTAN"), whichever takes the fewest pieces (the
         first of them on a tie), and in capitals where all take as many, more than one ("UE")."""
-        if roman := ROMAN.fullmatch(word):
+        if roman := ROMAN_IN_CAPITALS.fullmatch(word):
             return roman[1] + (roman[2] or "").lower()
         forms = [word.lower(), word.capitalize(), word]
         counts = [len(ids) for ids in self.encode(forms)]

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..explain.alignment import WORD_START, group_pieces
+from ..explain.confidence import NUMBER as NUMBER_AS_WRITTEN
 from ..translation import Translation
 
 if TYPE_CHECKING:
@@ -60,23 +61,28 @@ FRENCH = re.compile(rf"(?<![\d,.])(?<!\d )(?:{GROUPED}|\d+,(?!\d{{3}}(?!\d))\d+)
 # a Roman ordinal (XIXe, VIe, XXème): up to 39, as no French word is ("Le", "Ce", "De" would
 # be L, C, D); read in digits, which the model knows: "XIXe siècle" came out "20th century",
 # "VIIIe siècle" "VIIIINIII", and "19e siècle" "19th century"
-ROMAN = re.compile(r"\b(?=[IVX])(X{0,3})(IX|IV|V?I{0,3})(?:e|è|ème)\b")
+ROMAN = re.compile(r"\b(?=[IVX])(X{0,3})(IX|IV|V?I{0,3})(?:e|è|ème|eme)\b")
 ONES = ["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX"]
-# degrees (20 °C, 45°; not n° 5): read as words ("20 degrés Celsius"), which the model knows:
-# "20 °C" came out "20 ECC", "100 °C" "100 ability"
-DEGREES = re.compile(r"(?<![\w,.])(\d+(?:,\d+)?) ?°(?: ?([CF])(?!\w))?(?!\d)")
+# degrees (20 °C, -5°, 21°; not n° 5, nor the law's "2° du code", a list's second point: a
+# bare ° after a one-digit number alone): read as words ("20 degrés Celsius"), which the model
+# knows: "20 °C" came out "20 ECC", "100 °C" "100 ability"
+DEGREES = re.compile(
+    r"(?<![\w,.])(?:(?P<number>\d+(?:,\d+)?) ?° ?(?P<scale>[CF])(?!\w)"
+    r"|(?P<bare>(?<=-)\d|\d{2,}|\d+,\d+) ?°)(?!\d)"
+)
 SCALES = {"C": " Celsius", "F": " Fahrenheit", None: ""}
 
 
 def read_degrees(m: re.Match[str]) -> str:
-    """Degrees as words: "20 °C" -> "20 degrés Celsius", "1°" -> "1 degré"."""
-    word = "degré" if float(m[1].replace(",", ".")) < 2 else "degrés"
-    return f"{m[1]} {word}{SCALES[m[2]]}"
+    """Degrees as words: "20 °C" -> "20 degrés Celsius", "-1°" -> "-1 degré"."""
+    number = m["number"] or m["bare"]
+    word = "degré" if float(number.replace(",", ".")) < 2 else "degrés"
+    return f"{number} {word}{SCALES[m['scale']]}"
 
 
 # a French ordinal in digits (2e, 21ème), which the model may copy: written 2nd, 21st; and an
 # English one it wrote with another's ending ("2ème étage" came out "2th floor")
-ORDINAL = re.compile(r"(?<![\w,.])(\d+)(?:e|è|ème)\b")
+ORDINAL = re.compile(r"(?<![\w,.])(\d+)(?:e|è|ème|eme)\b")
 ENGLISH_ORDINAL = re.compile(r"(?<![\w,.])(\d+)(?:st|nd|rd|th)\b")
 
 
@@ -100,17 +106,18 @@ def english_ordinal(m: re.Match[str]) -> str:
 # came out "3,000 dollars"); read as the number and the sign's word ("12,50 euros")
 NUMBER = rf"{GROUPED}|\d{{1,3}}(?:[,.]\d{{3}})+(?:[,.]\d+)?|\d+(?:[,.]\d+)?"
 LARGE = r"\s*(?:millions?|milliards?|mille|billions?)\b"  # "€10 millions" is not "10 euros"
+# after the number before the sign: nothing more of a number (not "€2" of "€2,5 millions", "£1"
+# of "£1.2bn", "€1" of "€1 200"), nor a word or a magnitude
+WHOLE = rf"(?![\w-]|[,.]?\s?\d|{LARGE})"
 AMOUNT = re.compile(
     rf"(?<![\w,.])(?P<number>{NUMBER}) ?(?P<sign>[€$£])"
-    r"(?:(?P<cents>\d\d)|(?: (?P<spaced>\d\d)(?!\s*\w)))?(?![\d,.]?\d)"
-    rf"|(?<![\w,.€$£])(?P<before>[€£]) ?(?P<after>{NUMBER})(?![\w-]|{LARGE})"
+    r"(?:(?P<cents>\d\d)|(?: (?P<spaced>\d\d)(?!\s*[\w%€$£])))?(?![\d,.]?\d)"
+    rf"|(?<![\w,.€$£])(?P<before>[€£]) ?(?P<after>{NUMBER}){WHOLE}"
 )
 # the sign's word, in French as the model reads it and in English as it writes it; £ is
 # "pounds" in both ("livres" came out as "books"), which the model keeps
 WORDS = {"€": "euros", "$": "dollars", "£": "pounds"}
 WRITTEN = {"€": "euros?", "$": "dollars?", "£": "pounds?"}
-# a number as the translation writes it: grouped (1,200 / 1 200 / 5.000.000) or not
-WRITTEN_NUMBER = r"\d{1,3}(?:[ ,.]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
 
 
 class Amount(NamedTuple):
@@ -128,18 +135,18 @@ def amounts(text: str) -> list[Amount]:
 
 def _amount(m: re.Match[str]) -> Amount:
     """The amount `m` found, either way round; "12€50" is "12,50"."""
-    if m["before"]:
-        number, sign = m["after"], m["before"]
-    else:
-        cents = m["cents"] or m["spaced"]
-        number = f"{m['number']},{cents}" if cents else m["number"]
-        sign = m["sign"]
-    return Amount(french(number), sign, re.sub(r"\D", "", number))
+    if m["before"]:  # English order, English marks: "€15,000", "£12.50"
+        return Amount(french(m["after"]), m["before"], re.sub(r"\D", "", m["after"]))
+    cents = m["cents"] or m["spaced"]  # French order, French marks: "1,859 €" is 1.859
+    number = f"{m['number']},{cents}" if cents else m["number"]
+    if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?", number):  # 1.234,5
+        number = number.replace(".", " ")
+    return Amount(number, m["sign"], re.sub(r"\D", "", number))
 
 
 def french(number: str) -> str:
-    """A number in French form: "15,000" and "15.000" -> "15 000", "12.50" -> "12,50"; the
-    model read "€15,000" as "15 can euros"."""
+    """A number written in English order in French form: "15,000" and "15.000" -> "15 000",
+    "12.50" -> "12,50"; the model read "€15,000" as "15 can euros"."""
     if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", number):  # 1,234.5
         return number.replace(",", " ").replace(".", ",")
     if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?", number):  # 1.234,5
@@ -161,7 +168,7 @@ def english(number: str) -> str:
 
 def in_english(text: str, source: str) -> str:
     """`text` with each French number it copies from `source` (all of one or its end, as
-    "234,56" of "1 234,56") in English form."""
+    "234,56" of "1 234,56") in English form, and its ordinals (copied "2e", "2th") English."""
     text = FRENCH.sub(lambda m: english(m.group()) if m.group() in source else m.group(), text)
     text = ORDINAL.sub(lambda m: english_ordinal(m) if m.group() in source else m.group(), text)
     return ENGLISH_ORDINAL.sub(english_ordinal, text)
@@ -182,7 +189,8 @@ class Numbers:
         return cls() if setting.languages == ("fr", "en") else None
 
     def read(self, text: str) -> tuple[str, Source]:
-        """The text with each amount's sign read as its word; remembered both ways."""
+        """The text with each amount's sign read as its word, Roman ordinals in digits and
+        degrees in words; remembered both ways."""
         read = DEGREES.sub(read_degrees, ROMAN.sub(read_roman, AMOUNT.sub(read_amount, text)))
         return read, Source(given=text, read=read)
 
@@ -208,7 +216,7 @@ def as_english(text: str, source: Source) -> str:
     """`text` with its numbers in English form and the source's amounts signed as given."""
     text = in_english(text, source.read)
     for amount in amounts(source.given):
-        said = rf"(?<![\w,.-])({WRITTEN_NUMBER}) {WRITTEN[amount.sign]}\b"
+        said = rf"(?<![\w,.-])({NUMBER_AS_WRITTEN.pattern}) {WRITTEN[amount.sign]}\b"
         for m in re.finditer(said, text):  # the first said with the amount's digits
             if re.sub(r"\D", "", m[1]) == amount.digits:
                 text = text[: m.start()] + amount.sign + m[1] + text[m.end() :]
@@ -237,6 +245,7 @@ def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
                 weights[number_at] = [sum(column) / len(rows) for column in zip(*rows, strict=True)]
             for i in reversed(letters):  # with their rows; a runner-up has none
                 del pieces[i], weights[i : i + 1]
+    pieces = _ordinals(pieces, weights if t.has_attention else None, source.read)
     if t.has_attention:
         src = _signs_in_source(src, weights, source.given)
     if (pieces, src) == (t.tgt_tokens, t.src_tokens):
@@ -250,39 +259,79 @@ def _signs_in_source(src: list[str], weights: list[list[float]], given: str) -> 
     column the sum of theirs (`weights` changed in place)."""
     signs = [(sign, digits, [WORDS[sign]]) for _, sign, digits in amounts(given)]
     for m in DEGREES.finditer(given):  # "20 °C": "▁20 ▁degrés ▁Celsius" -> "▁20 ▁°C"
-        scale = [SCALES[m[2]].strip()] if m[2] else []
-        signs.append((f"°{m[2] or ''}", re.sub(r"\D", "", m[1]), ["degrés?", *scale]))
+        scale = [SCALES[m["scale"]].strip()] if m["scale"] else []
+        digits = re.sub(r"\D", "", m["number"] or m["bare"])
+        signs.append((f"°{m['scale'] or ''}", digits, ["degrés?", *scale]))
     src = list(src)
     for sign, digits, words in signs:
         if (at := _sign_word(src, digits, words)) is not None:
-            letters, _ = at
-            src[letters[0]] = WORD_START + sign
-            for row in weights:  # the columns of its other pieces summed into the sign's
-                row[letters[0]] += sum(row[i] for i in letters[1:])
-                for i in reversed(letters[1:]):
-                    del row[i]
-            for i in reversed(letters[1:]):
-                del src[i]
+            _as_one(src, weights, at[0], WORD_START + sign)
+    read, found = [], group_pieces(src)
+    for m in ROMAN.finditer(given):  # "▁19 e" -> "▁XIXe", as given
+        if (roman := read_roman(m)) != m.group() and roman in found.words:
+            read.append((found.groups[found.words.index(roman)], WORD_START + m.group()))
+    for at, piece in sorted(read, reverse=True):
+        _as_one(src, weights, at, piece)
     return src
+
+
+def _as_one(src: list[str], weights: list[list[float]], at: list[int], piece: str) -> None:
+    """Source pieces `at` as one `piece`, its column the sum of theirs (both changed in place)."""
+    src[at[0]] = piece
+    for row in weights:  # (tgt, src)
+        row[at[0]] += sum(row[i] for i in at[1:])
+        for i in reversed(at[1:]):
+            del row[i]
+    for i in reversed(at[1:]):
+        del src[i]
+
+
+def _ordinals(pieces: list[str], weights: list[list[float]] | None, read: str) -> list[str]:
+    """Target pieces with the ordinals `in_english` writes in English written so ("▁2 e" ->
+    "▁2 nd", "▁2 th" -> "▁2 nd"), a suffix's pieces one, its rows averaged (`weights` changed in
+    place; None: a runner-up, without)."""
+    pieces, found = list(pieces), group_pieces(pieces)
+    for word, group in reversed(list(zip(*found, strict=True))):
+        m = re.fullmatch(r"(\d+)(e|è|ème|eme|st|nd|rd|th)", word.strip(".,;:!?()\"'"))
+        if not m or (m[2] not in ("st", "nd", "rd", "th") and m.group() not in read):
+            continue  # not an ordinal, or a French one the source does not hold
+        if (suffix := english_ordinal(m)[len(m[1]) :]) == m[2]:
+            continue
+        letters = [i for i in group if pieces[i].lstrip(WORD_START).isalpha()]
+        if not letters:  # one piece holds digits and suffix: "▁2e"
+            at = next(i for i in reversed(group) if pieces[i].endswith(m[2]))
+            pieces[at] = pieces[at].removesuffix(m[2]) + suffix
+            continue
+        pieces[letters[0]] = suffix
+        if weights is not None:
+            rows = [weights[i] for i in letters]
+            weights[letters[0]] = [sum(col) / len(rows) for col in zip(*rows, strict=True)]
+        for i in reversed(letters[1:]):
+            del pieces[i]
+            if weights is not None:
+                del weights[i]
+    return pieces
 
 
 def _sign_word(pieces: list[str], digits: str, words: list[str]) -> tuple[list[int], int] | None:
     """The letter pieces of the first run of sign words (`words`, patterns: "euros?", or
-    "degrés?" and "Celsius") after a number of `digits` in `pieces`, and the number's first
-    piece; None if there is none."""
+    "degrés?" and "Celsius") after the number of `digits` in `pieces` (one word, or its groups:
+    "1 500"; not "15" for 5), and the number's first piece; None if there is none."""
     found, groups = group_pieces(pieces)
     for k in range(len(found) - len(words)):
-        seen = re.sub(r"\D", "", found[k])  # all of it, or its last group ("1 500": "500")
         after = range(k + 1, k + 1 + len(words))
-        if (
-            seen
-            and digits.endswith(seen)
-            and all(re.match(word, found[n]) for word, n in zip(words, after, strict=True))
-        ):
-            letters = [
-                i for n in after for i in groups[n] if pieces[i].lstrip(WORD_START).isalpha()
-            ]
-            return (letters, groups[k][0]) if letters else None
+        if not all(re.match(word, found[n]) for word, n in zip(words, after, strict=True)):
+            continue
+        seen = ""
+        for j in range(k, -1, -1):  # the number's words, back from the last
+            seen = re.sub(r"\D", "", found[j]) + seen
+            if seen == digits:
+                letters = [
+                    i for n in after for i in groups[n] if pieces[i].lstrip(WORD_START).isalpha()
+                ]
+                return (letters, groups[j][0]) if letters else None
+            if not digits.endswith(seen) or not seen:
+                break
     return None
 
 
