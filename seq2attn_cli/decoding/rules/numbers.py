@@ -21,19 +21,19 @@ lines that hold an amount, BLEU without -> with: XNLI (97 lines) 23.34 -> 32.03,
 11.32 -> 21.26; writing "12.50 euros" instead gave XNLI 21.11. An amount with its sign
 before it, as English writes it (£12, €15,000), is read so too, its number in French form
 ("15 000 euros"): the model had written "£12 000" as "$12,000" and "€15,000" as "B15,000";
-on the dev lines with £ or such an amount, BLEU without -> with: MTNT (7) 20.93 -> 22.30,
-WMT chat (4) 24.56 -> 25.95, ud-pud (5) 8.04 -> 8.23, XNLI (10) 33.20 -> 33.20. The target
+on the dev lines with £ or € before a number, BLEU without -> with: MTNT (3) 17.16 -> 20.00,
+WMT chat (3) 7.72 -> 16.67, ud-pud (5) 8.04 -> 8.23. The target
 pieces follow the words written (`pieces_in_english`), so alignments and a document's tags
 still find them.
 
 Ordinals: a Roman one is read in digits (XIXe -> 19e: the model wrote "XIXe siècle" as "20th
 century", "19e siècle" as "19th century"), and one the model copies is written in English
 (2e -> 2nd). On the dev lines with an ordinal, BLEU without -> with: ud-pud (11) 23.96 ->
-26.17, XNLI (40) 22.10 -> 22.80, WMT chat (10) 27.54 -> 28.66, MTNT (12) 17.34 -> 17.97,
+26.17, XNLI (40) 22.10 -> 23.03, WMT chat (10) 27.54 -> 30.88, MTNT (16) 15.34 -> 15.85,
 wmt24pp (2) 15.41 -> 17.21, newstest2013 (18) 12.59 -> 12.48; chat's "3e par mois" (3 euros)
 comes out "3rd per month". Degrees are read as words (20 °C -> "20 degrés Celsius"; the model
 wrote "20 ECC", "100 ability"): on the 25 dev lines with "°", newstest2013 (4) 6.69 -> 7.85,
-XNLI (2) 14.25 -> 14.84, ud-pud (4) 12.77 -> 12.73, MTNT (8) 11.00 -> 10.75, WMT chat (7)
+XNLI (2) 14.25 -> 14.84, ud-pud (4) 12.77 -> 12.73, MTNT (8) 11.00 -> 10.77, WMT chat (7)
 35.48 -> 35.48; the translation says "degrees Celsius", not the sign.
 """
 
