@@ -13,7 +13,7 @@ import tempfile
 import time
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.markup import escape
@@ -393,12 +393,12 @@ def _launch(nproc: int) -> None:
             torchrun(["--standalone", f"--nproc-per-node={nproc}", "-m", "seq2attn_cli", *args])
         except SignalException as error:  # passed on to the workers, which stop and save
             _outlast_workers()
-            raise _stopped(error.sigval, Path(said)) from None
+            _stopped(error.sigval, Path(said), folder)
         except Exception as error:  # the launcher reports which rank failed and why
             codes = {f.exitcode for f in getattr(error, "failures", {}).values()}
             if codes and codes <= {130, 143}:  # the signal came to the workers alone
                 signum = signal.SIGTERM if 143 in codes else signal.SIGINT
-                raise _stopped(signum, Path(said)) from None
+                _stopped(signum, Path(said), folder)
             err.print(f"[bold red]s2a: error:[/] distributed training failed: {escape(str(error))}")
             raise typer.Exit(2) from None
 
@@ -411,11 +411,17 @@ def _quiet_launcher() -> None:
             logger.setLevel(logging.ERROR)
 
 
-def _stopped(signum: int, said: Path) -> typer.Exit:
+def _stopped(signum: int, said: Path, folder: str) -> NoReturn:
     """The launcher's exit for a signal; its line only when no worker has said one."""
     if not said.exists():  # the workers had not started s2a yet, or died by the signal
         err.print("s2a: stopped by SIGTERM" if signum == signal.SIGTERM else "s2a: interrupted")
-    return typer.Exit(128 + signum)
+    # at once, without the interpreter's teardown: torchrun's store thread, still running
+    # there, once aborted the launcher ("terminate called without an active exception", exit
+    # -6 for 143, once in a clean clone's suite); the workers have exited, nothing is left
+    shutil.rmtree(folder, ignore_errors=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(128 + signum)
 
 
 def _outlast_workers(seconds: float = 60) -> None:
