@@ -43,7 +43,6 @@ class Translator:
         self.device = device
         self.threads = threads  # batches searched side by side on a CPU (search/batched.py)
         self.max_chars = config.training.max_chars  # the limits the model was trained within
-        self.longest_line = LINE_LIMIT * self.max_chars  # what translate takes (rules/clean.py)
         self.max_pieces = config.training.max_pieces
         self.output_ids = model.output_ids.tolist()  # output index -> SentencePiece id
         self.output_index = {piece_id: i for i, piece_id in enumerate(self.output_ids)}
@@ -78,6 +77,11 @@ class Translator:
         return cls(
             model=model.to(device), subwords=subwords, config=config, device=device, threads=threads
         )
+
+    @property
+    def longest_line(self) -> int:
+        """The longest line `translate` takes whole, in characters (rules/clean.py)."""
+        return LINE_LIMIT * self.max_chars
 
     @property
     def precision(self) -> str:

@@ -61,7 +61,8 @@ FRENCH = re.compile(rf"(?<![\d,.])(?<!\d )(?:{GROUPED}|\d+,(?!\d{{3}}(?!\d))\d+)
 # a Roman ordinal (XIXe, VIe, XXème): up to 39, as no French word is ("Le", "Ce", "De" would
 # be L, C, D); read in digits, which the model knows: "XIXe siècle" came out "20th century",
 # "VIIIe siècle" "VIIIINIII", and "19e siècle" "19th century"
-ROMAN = re.compile(r"\b(?=[IVX])(X{0,3})(IX|IV|V?I{0,3})(?:e|è|ème|eme)\b")
+SUFFIX = "e|è|ème|eme"  # a French ordinal's ending; English ones: st, nd, rd, th
+ROMAN = re.compile(rf"\b(?=[IVX])(X{{0,3}})(IX|IV|V?I{{0,3}})(?:{SUFFIX})\b")
 ONES = ["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX"]
 # degrees (20 °C, -5°, 21°; not n° 5, nor the law's "2° du code", a list's second point: a
 # bare ° after a one-digit number alone): read as words ("20 degrés Celsius"), which the model
@@ -82,7 +83,7 @@ def read_degrees(m: re.Match[str]) -> str:
 
 # a French ordinal in digits (2e, 21ème), which the model may copy: written 2nd, 21st; and an
 # English one it wrote with another's ending ("2ème étage" came out "2th floor")
-ORDINAL = re.compile(r"(?<![\w,.])(\d+)(?:e|è|ème|eme)\b")
+ORDINAL = re.compile(rf"(?<![\w,.])(\d+)(?:{SUFFIX})\b")
 ENGLISH_ORDINAL = re.compile(r"(?<![\w,.])(\d+)(?:st|nd|rd|th)\b")
 
 
@@ -116,6 +117,7 @@ AMOUNT = re.compile(
 )
 # the sign's word, in French as the model reads it and in English as it writes it; £ is
 # "pounds" in both ("livres" came out as "books"), which the model keeps
+DOTTED = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?")  # 1.234,5: dots group, as French may
 WORDS = {"€": "euros", "$": "dollars", "£": "pounds"}
 WRITTEN = {"€": "euros?", "$": "dollars?", "£": "pounds?"}
 
@@ -139,7 +141,7 @@ def _amount(m: re.Match[str]) -> Amount:
         return Amount(french(m["after"]), m["before"], re.sub(r"\D", "", m["after"]))
     cents = m["cents"] or m["spaced"]  # French order, French marks: "1,859 €" is 1.859
     number = f"{m['number']},{cents}" if cents else m["number"]
-    if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?", number):  # 1.234,5
+    if DOTTED.fullmatch(number):
         number = number.replace(".", " ")
     return Amount(number, m["sign"], re.sub(r"\D", "", number))
 
@@ -149,7 +151,7 @@ def french(number: str) -> str:
     "12.50" -> "12,50"; the model read "€15,000" as "15 can euros"."""
     if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", number):  # 1,234.5
         return number.replace(",", " ").replace(".", ",")
-    if re.fullmatch(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?", number):  # 1.234,5
+    if DOTTED.fullmatch(number):
         return number.replace(".", " ")
     return number.replace(".", ",")  # 12.50; 12,50 and 1 234,5 as they are
 
@@ -240,11 +242,8 @@ def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
         if (at := _sign_word(pieces, digits, [WRITTEN[sign]])) is not None:
             letters, number_at = at
             pieces[number_at] = WORD_START + sign + pieces[number_at].lstrip(WORD_START)
-            if t.has_attention:  # the number's row and the word's, as one (tag placement)
-                rows = [weights[number_at], *(weights[i] for i in letters)]
-                weights[number_at] = [sum(column) / len(rows) for column in zip(*rows, strict=True)]
-            for i in reversed(letters):  # with their rows; a runner-up has none
-                del pieces[i], weights[i : i + 1]
+            # the word's rows into the number's (tag placement); a runner-up has none
+            _into(pieces, weights if t.has_attention else None, number_at, letters)
     pieces = _ordinals(pieces, weights if t.has_attention else None, source.read)
     if t.has_attention:
         src = _signs_in_source(src, weights, source.given)
@@ -292,7 +291,7 @@ def _ordinals(pieces: list[str], weights: list[list[float]] | None, read: str) -
     place; None: a runner-up, without)."""
     pieces, found = list(pieces), group_pieces(pieces)
     for word, group in reversed(list(zip(*found, strict=True))):
-        m = re.fullmatch(r"(\d+)(e|è|ème|eme|st|nd|rd|th)", word.strip(".,;:!?()\"'"))
+        m = re.fullmatch(rf"(\d+)({SUFFIX}|st|nd|rd|th)", word.strip(".,;:!?()\"'"))
         if not m or (m[2] not in ("st", "nd", "rd", "th") and m.group() not in read):
             continue  # not an ordinal, or a French one the source does not hold
         if (suffix := english_ordinal(m)[len(m[1]) :]) == m[2]:
@@ -303,14 +302,20 @@ def _ordinals(pieces: list[str], weights: list[list[float]] | None, read: str) -
             pieces[at] = pieces[at].removesuffix(m[2]) + suffix
             continue
         pieces[letters[0]] = suffix
-        if weights is not None:
-            rows = [weights[i] for i in letters]
-            weights[letters[0]] = [sum(col) / len(rows) for col in zip(*rows, strict=True)]
-        for i in reversed(letters[1:]):
-            del pieces[i]
-            if weights is not None:
-                del weights[i]
+        _into(pieces, weights, letters[0], letters[1:])
     return pieces
+
+
+def _into(pieces: list[str], weights: list[list[float]] | None, keep: int, gone: list[int]) -> None:
+    """Target pieces `gone` left out, their attention rows averaged into piece `keep`'s
+    (both changed in place; `weights` None: a runner-up, without rows)."""
+    if weights is not None and gone:
+        rows = [weights[keep], *(weights[i] for i in gone)]  # (tgt, src)
+        weights[keep] = [sum(column) / len(rows) for column in zip(*rows, strict=True)]
+    for i in sorted(gone, reverse=True):
+        del pieces[i]
+        if weights is not None:
+            del weights[i]
 
 
 def _sign_word(pieces: list[str], digits: str, words: list[str]) -> tuple[list[int], int] | None:
