@@ -103,3 +103,15 @@ def test_a_usage_error_is_one_plain_line_and_exit_2(args, message):
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("s2a: error: ")
     assert message in result.stderr and "\x1b" not in result.stderr and "╭" not in result.stderr
+
+
+def test_a_log_keeps_each_line_whole_however_long_its_path(tiny_model, tmp_path):
+    """stderr into a file or pipe is not wrapped at 80 columns: a path stays copyable."""
+    folder = tmp_path / ("a-folder-whose-name-is-long-enough-to-pass-eighty-columns-" * 2)
+    folder.mkdir()
+    picture = folder / "heatmap.svg"
+    result = runner.invoke(
+        app, ["inspect", "je mange pain", "--model", str(tiny_model), "--save", str(picture)]
+    )
+    assert result.exit_code == 0 and picture.exists(), result.output
+    assert f"saved {picture}\n" in result.stderr

@@ -20,7 +20,21 @@ from typer.core import TyperCommand, TyperGroup
 
 from ..errors import Interrupted, SigtermInterrupt, TrainingError
 
-err = Console(stderr=True, highlight=False)
+
+class StderrConsole(Console):
+    """stderr: lines wrap at a terminal's width, and never in a log or a pipe (paths stay whole)."""
+
+    @property  # type: ignore[override]
+    def soft_wrap(self) -> bool:
+        """Asked at each print: CliRunner and redirections swap sys.stderr after start."""
+        return not self.is_terminal
+
+    @soft_wrap.setter
+    def soft_wrap(self, _: bool) -> None:  # rich's __init__ sets it; the property decides
+        pass
+
+
+err = StderrConsole(stderr=True, highlight=False)
 
 
 class Command(TyperCommand):
