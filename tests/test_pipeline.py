@@ -172,6 +172,9 @@ def test_an_amount_is_read_with_its_sign_s_word_and_written_with_the_sign_before
     assert read == "J'ai payé 12,50 euros et 5 dollars."  # as given: "I paid 12,50."
     model_writes("I paid 12,50 euros and 5 dollars.")
     assert shipped.translate("J'ai payé 12,50 € et 5 $.").text == "I paid €12.50 and $5."
+    model_writes("I paid 12,50 Euros and 5 DOLLARS.")  # in any case
+    t = shipped.translate("J'ai payé 12,50 € et 5 $.")
+    assert t.text == "I paid €12.50 and $5." and "Euros" not in t.word_attention.tgt
     model_writes("He paid 1,250.50 pounds, not 1 250 euros.")  # the number matched by its digits
     assert (
         shipped.translate("Il a payé £1,250.50, pas 1 250 €.").text

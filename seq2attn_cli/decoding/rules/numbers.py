@@ -219,7 +219,8 @@ def as_english(text: str, source: Source) -> str:
     text = in_english(text, source.read)
     for amount in amounts(source.given):
         said = rf"(?<![\w,.-])({NUMBER_AS_WRITTEN.pattern}) {WRITTEN[amount.sign]}\b"
-        for m in re.finditer(said, text):  # the first said with the amount's digits
+        # the first said with the amount's digits, in any case ("12.50 Euros" was left)
+        for m in re.finditer(said, text, flags=re.IGNORECASE):
             if re.sub(r"\D", "", m[1]) == amount.digits:
                 text = text[: m.start()] + amount.sign + m[1] + text[m.end() :]
                 break
@@ -325,7 +326,7 @@ def _sign_word(pieces: list[str], digits: str, words: list[str]) -> tuple[list[i
     found, groups = group_pieces(pieces)
     for k in range(len(found) - len(words)):
         after = range(k + 1, k + 1 + len(words))
-        if not all(re.match(word, found[n]) for word, n in zip(words, after, strict=True)):
+        if not all(re.match(word, found[n], re.I) for word, n in zip(words, after, strict=True)):
             continue
         seen = ""
         for j in range(k, -1, -1):  # the number's words, back from the last
