@@ -182,6 +182,9 @@ def test_a_number_is_missing_only_when_the_text_says_it_neither_in_digits_nor_in
     assert missing_numbers(src, "In 2019, 35,000 of 1.5 and second", words) == []
     assert missing_numbers(src, "In 2019: 35 000, 1.50, the 2nd", words) == []
     assert missing_numbers(src, "In 000 out of 15, and", words) == ["2019", "35 000", "1,5", "2"]
+    src = ["▁21", "▁ans", ",", "▁30", "▁jours", ",", "▁1", "▁000", "▁fois", ",", "▁35", "</s>"]
+    said = "Twenty-one years, thirty days, a thousand times, thirty"
+    assert missing_numbers(src, said, words) == ["35"]  # "thirty" is not 35
 
 
 def test_a_currency_sign_the_translation_left_out_is_dropped_and_warned(shipped, monkeypatch):

@@ -135,21 +135,26 @@ def is_number(text: str) -> bool:
 
 
 def missing_numbers(
-    src_pieces: list[str], text: str, words: tuple[tuple[str, str], ...]
+    src_pieces: list[str], text: str, words: Mapping[int, tuple[str, ...]]
 ) -> list[str]:
     """The source's numbers that `text` holds neither in digits (in any grouping: "35 000" as
-    "35,000", "XIXe" read as "19e" as "19th") nor as a word (`words`: "two", "second"; zero to
-    twenty only: "thirty" for 30 is named)."""
+    "35,000", "XIXe" read as "19e" as "19th") nor in words (`words`: "second", "twenty-one",
+    "a thousand"; "thirty-five thousand" for 35 000 is named)."""
     source = "".join(p for p in src_pieces if not is_special(p)).replace(WORD_START, " ")
     written = {value for n in NUMBER.findall(text) for value in values(n)}
     said = set(re.findall(r"[a-z]+", text.lower()))
     missing = []
     for number in dict.fromkeys(n.strip() for n in NUMBER.findall(source)):
-        digits = re.sub(r"\D", "", number)  # not int(): a line may hold 4,300 digits
-        as_words = words[int(digits)] if len(digits) <= 2 and int(digits) < len(words) else ()
-        if not values(number) & written and not said & set(as_words):
+        phrases = [p for v in values(number) if v.isdigit() for p in words.get(_small(v), ())]
+        if not values(number) & written and not any(set(p.split()) <= said for p in phrases):
             missing.append(number)
     return missing
+
+
+def _small(value: str) -> int:
+    """A whole number's value, or -1 past ten digits (int() refuses 4,300 digits; a line held
+    them)."""
+    return int(value) if len(value) <= 10 else -1
 
 
 def values(number: str) -> set[str]:
@@ -291,7 +296,7 @@ class Judge:
     config: ConfidenceConfig  # how signals make a confidence (config.json's "confidence")
     unflagged: Unflagged  # what is never named dropped
     symbol_words: Mapping[str, tuple[str, ...]]  # the target's words for a symbol (wordlists.py)
-    number_words: tuple[tuple[str, str], ...]  # the target's words for 0, 1, ... (wordlists.py)
+    number_words: Mapping[int, tuple[str, ...]]  # the target's words for numbers (wordlists.py)
     name: str = "confidence"
     did: str = "judged its confidence"
 
@@ -303,7 +308,7 @@ class Judge:
             config=setting.confidence,
             unflagged=Unflagged.of(source or ""),
             symbol_words=SYMBOL_WORDS.get(target or "", {}),
-            number_words=NUMBER_WORDS.get(target or "", ()),
+            number_words=NUMBER_WORDS.get(target or "", {}),
         )
 
     def read(self, text: str) -> tuple[str, None]:

@@ -46,17 +46,35 @@ SYMBOL_WORDS = {
         "¥": ("yen", "JPY"),
     }
 }
-# Numbers a translation may write as words, by target language, each at its value: a source
-# number the text holds neither in digits nor so is missing (confidence.missing_numbers)
-NUMBER_WORDS = {
-    "en": tuple(
-        zip(
-            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-            "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split(),
-            "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh "
-            "twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth "
-            "nineteenth twentieth".split(),
-            strict=True,
-        )
-    )
-}
+# Numbers a translation may write as words, by target language: a value's phrases (each word
+# of one in the text says it: "twenty-one" holds "twenty" and "one"); a source number the text
+# holds neither in digits nor so is missing (confidence.missing_numbers)
+ONES = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+ONES_TH = (
+    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth"
+).split()
+TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+TENS_TH = "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth".split()
+
+
+def english_number_words() -> dict[int, tuple[str, ...]]:
+    """0 to 99 as cardinals and ordinals, the hundreds, a thousand, a million, a billion."""
+    words = {n: (ONES[n], ONES_TH[n]) for n in range(20)}
+    for tens, (ten, tenth) in enumerate(zip(TENS, TENS_TH, strict=True), start=2):
+        words[tens * 10] = (ten, tenth)
+        for one in range(1, 10):
+            words[tens * 10 + one] = (f"{ten} {ONES[one]}", f"{ten} {ONES_TH[one]}")
+    words |= {h * 100: (f"{ONES[h]} hundred", f"{ONES[h]} hundredth") for h in range(2, 10)}
+    return words | {
+        100: ("hundred",),
+        1000: ("thousand",),
+        10**6: ("million",),
+        10**9: ("billion",),
+    }
+
+
+NUMBER_WORDS = {"en": english_number_words()}
