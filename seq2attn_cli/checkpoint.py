@@ -194,6 +194,8 @@ def load_model(directory: str | Path) -> Loaded:
         raise ModelError(f"{directory}: no such directory")
     if not directory.is_dir():
         raise ModelError(f"{directory}: not a directory")
+    if not (directory / CONFIG).exists():
+        raise ModelError(f"{directory}: not a model directory (no {CONFIG})")
     config = read_config(directory / CONFIG)
     subwords = read_subwords(directory / SPM, config)
     path = directory / PARAMETERS

@@ -52,8 +52,9 @@ class Scores:
         return {
             "model": self.model,
             "name": self.name,
-            "bleu": self.bleu,
-            "chrf": self.chrf,
+            # 4 decimals: sacrebleu's float sums gave "bleu": 100.00000000000004
+            "bleu": round(self.bleu, 4),
+            "chrf": round(self.chrf, 4),
             "signature": self.signature,
             "seconds": self.seconds,
             "sentences_per_second": self.sentences / max(self.seconds, 1e-9),

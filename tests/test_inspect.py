@@ -87,6 +87,14 @@ def test_an_empty_target_is_refused_not_shown_as_an_empty_translation(tiny_model
     assert result.stdout == ""
 
 
+def test_a_target_is_shown_as_given_even_where_the_model_cannot_spell_it(tiny_model):
+    result = runner.invoke(
+        app, ["inspect", "--model", str(tiny_model), "je mange pain", "--target", "I eat 🍕."]
+    )
+    assert result.exit_code == 0 and "the given target: I eat 🍕.\n" in result.stdout
+    assert "<unk>:" in result.stdout  # its pieces say what the model read: nothing it knows
+
+
 def test_inspect_steps_of_a_model_without_attention_name_its_context_vector(tmp_path, toy_corpus):
     model = train_tiny(tmp_path / "none", toy_corpus, attention="none", epochs=2)
     args = ["inspect", "--model", str(model), "je mange pain", "--steps"]

@@ -78,6 +78,9 @@ def test_anything_else_is_a_type_error_that_says_what_it_got(tr, wrong, named) -
         (lambda tr: tr.translate_document(b"je"), TypeError, "takes a str .*, not bytes"),
         (lambda tr: tr.translate_document("je", beam=0), ValueError, "beam must be at least 1"),
         (lambda tr: align(tr, [("je", "I")], method="best"), ValueError, "one of argmax, .*'best'"),
+        (lambda tr: align(tr, None), TypeError, "a list of .* pairs, not NoneType"),
+        (lambda tr: align(tr, [("je", "I"), ("a", None)]), TypeError, "pair 1 is \\('a', None\\)"),
+        (lambda tr: align(tr, ["ab"]), TypeError, "pairs of two str; pair 0 is 'ab'"),
     ],  # fmt: skip
 )
 def test_a_wrong_argument_is_an_error_that_names_it(tr, call, error, said) -> None:
@@ -142,7 +145,7 @@ def test_load_names_what_is_wrong_with_a_path_in_the_cli_s_words(tmp_path) -> No
     cases = {
         "gone": ": no such directory",
         "file": ": not a directory",
-        "empty": "/config.json: missing",
+        "empty": r": not a model directory \(no config.json\)",
     }
     for name, says in cases.items():
         with pytest.raises(ModelError, match=f"{name}{says}"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +58,7 @@ def align(
     """Align each (source, target) pair by force-decoding the target after the source: links
     off the attention by `method`, or off the alignment `head` when one is given; a pair with
     an empty side gets no links. A pair's links never depend on the pairs beside it."""
+    _check_pairs(pairs)
     if not translator.config.model.attends:
         raise ValueError("the model has no attention (--attention none): it cannot align words")
     if batch_size < 1:
@@ -89,6 +91,21 @@ def align(
             continue
         out.append(found[n])
     return out
+
+
+def _check_pairs(pairs: Any) -> None:
+    """A list of (source, target) pairs of str, else a TypeError naming the first bad item."""
+    if isinstance(pairs, str | bytes) or not isinstance(pairs, Sequence):
+        raise TypeError(
+            f"align() takes a list of (source, target) pairs, not {type(pairs).__name__}"
+        )
+    for n, pair in enumerate(pairs):
+        if (
+            not isinstance(pair, tuple | list)
+            or len(pair) != 2
+            or not all(isinstance(side, str) for side in pair)
+        ):
+            raise TypeError(f"align() takes pairs of two str; pair {n} is {pair!r:.60}")
 
 
 def _aligned(

@@ -21,7 +21,7 @@ from .common import (
     Device,
     ModelDir,
     Quantize,
-    Threads,
+    SearchThreads,
     err,
     fail,
     handled,
@@ -72,7 +72,7 @@ def align(
     ] = DECODE.align_batch_size,
     quantize: Quantize = DECODE.quantize,
     device: Device = "auto",
-    threads: Threads = 0,
+    threads: SearchThreads = 0,
     debug: Debug = False,
 ) -> None:
     """Word alignments of sentence pairs: one Pharaoh line (source-target word indices, from

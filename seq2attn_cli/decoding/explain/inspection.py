@@ -7,6 +7,7 @@ c_t, and [h_t; c_t] goes through the feed-forward layer to a distribution over p
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -97,7 +98,8 @@ def explain(
     if not src_ids:
         raise ValueError("nothing to inspect: the sentence is empty")
     rules = Pipeline(setting=translator.setting, names=FORCED)  # the target as the model reads it
-    (line,) = rules.read([normalize(target)])
+    given = normalize(target)
+    (line,) = rules.read([given])
     ids = line.parts[0].ids
     steps = steps_of(translator, teacher_force(translator, src_ids, ids), ids)
     pieces = translator.subwords.pieces(ids)
@@ -110,7 +112,9 @@ def explain(
         weights=[s.weights for s in steps],
         attends=translator.config.model.attends,
     )
-    return rules.write(line, [forced]), steps
+    # its text the target as given: the pieces spell a letter the model cannot write (an emoji,
+    # <unk>) as nothing ("I like 🍕." was shown "I like .")
+    return dataclasses.replace(rules.write(line, [forced]), text=given), steps
 
 
 class Chosen(NamedTuple):
