@@ -57,7 +57,11 @@ def test_inspect_shows_card_sentence_target_and_history(tiny_model):
         app, ["inspect", "--model", str(tiny_model), "je mange pain", "--steps"]
     )
     assert sentence.exit_code == 0 and "decoding step by step" in sentence.stdout
-    assert "attention entropy" in sentence.stdout
+    assert "attention entropy: " in sentence.stdout
+    pieces = runner.invoke(
+        app, ["inspect", "--model", str(tiny_model), "je mange pain", "--pieces"]
+    )
+    assert "attention entropy over words: " in pieces.stdout  # not over the columns drawn
     forced = runner.invoke(
         app, ["inspect", "--model", str(tiny_model), "je mange pain", "--target", "I eat bread"]
     )

@@ -91,7 +91,7 @@ def sentence_view(
     if picture is not None:
         lines.append(picture)
     if has_attention:
-        lines.append(diagnostics_view(seen.diagnostics))
+        lines.append(diagnostics_view(seen.diagnostics, pieces=pieces))
     if steps:
         # an `--attention none` model attends to its one context vector, not to a source piece
         columns = t.src_tokens if has_attention else ["(context vector)"]
@@ -146,13 +146,14 @@ def steps_view(src: list[str], steps: list[Any]) -> RenderableType:
     return table
 
 
-def diagnostics_view(diag: dict[str, Any]) -> RenderableType:
-    """Attention diagnostics under a heatmap."""
+def diagnostics_view(diag: dict[str, Any], *, pieces: bool = False) -> RenderableType:
+    """Attention diagnostics under a heatmap (reckoned over words: said under one of pieces)."""
     if not diag:
         return Text("")
+    over = " over words" if pieces else ""
     lines = [
-        f"attention entropy: {diag['mean_entropy']:.2f} nats per step "
-        f"(uniform would be {diag['max_entropy']:.2f})",
+        f"attention entropy{over}: {diag['mean_entropy']:.2f} nats per step "
+        f"(uniform{over} would be {diag['max_entropy']:.2f})",
     ]
     text = Text("\n".join(lines))
     if diag["eos_soaks"]:
