@@ -168,6 +168,23 @@ def test_bad_input_is_one_error_line_and_exit_2(tiny_model, tmp_path, args, mess
     assert message in result.stderr and result.stderr.count("\n") == 1
 
 
+def test_a_pairs_file_whose_columns_look_swapped_is_refused_as_evaluate_refuses_it(
+    tiny_model, tmp_path
+):
+    pairs = tmp_path / "swapped.tsv"
+    pairs.write_text(
+        "I am a student.\tJe suis étudiant.\nThe weather is nice today.\tIl fait beau aujourd'hui."
+        "\nWhere is the station?\tOù est la gare ?\n",
+        encoding="utf-8",
+    )
+    args = ["align", str(pairs), "-m", str(tiny_model)]
+    result = runner.invoke(app, args, env={"NO_COLOR": "1", "COLUMNS": "300"})
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert "swapped.tsv: column 1 looks English" in result.stderr
+    assert "--src-col 2 --tgt-col 1" in result.stderr and result.stderr.count("\n") == 1
+    assert runner.invoke(app, [*args, "--no-check-columns"]).stdout.count("\n") == 3
+
+
 def test_two_files_of_different_lengths_are_refused(tiny_model, tmp_path):
     (tmp_path / "a.fr").write_text("je mange\nil voit\n", encoding="utf-8")
     (tmp_path / "a.en").write_text("I eat\n", encoding="utf-8")

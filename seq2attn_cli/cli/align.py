@@ -52,6 +52,10 @@ def align(
     ] = None,
     src_col: Annotated[int, typer.Option(min=1, help="PAIRS column of the source.")] = 1,
     tgt_col: Annotated[int, typer.Option(min=1, help="PAIRS column of the target.")] = 2,
+    check_columns: Annotated[
+        bool,
+        typer.Option(help="Stop when PAIRS' source column is not the model's source language."),
+    ] = True,
     method: Annotated[
         str | None,
         typer.Option(
@@ -99,6 +103,12 @@ def align(
         else:
             texts = _pairs(pairs, src_col=src_col, tgt_col=tgt_col)
         translator = load_translator(directory, device=device, threads=threads, quantize=quantize)
+        if check_columns and src is None:  # a swapped file aligned silently ("1-0 3-2", exit 0)
+            from ..evaluation import column_problem
+
+            given = [pair for pair, _ in texts]
+            if problem := column_problem(translator, given, src_col=src_col, tgt_col=tgt_col):
+                fail(f"{pairs or 'stdin'}: {problem}")
         head = None
         if method == HEAD_METHOD:
             from ..align.head import load_head
