@@ -167,7 +167,9 @@ def test_inspect_refuses_a_sentence_in_parts_and_says_why(tiny_model):
     one = ", ".join(["je mange pain rouge"] * 24) + "."  # one sentence, over 70 pieces
     got = CliRunner().invoke(app, ["inspect", one, "--model", str(tiny_model)])
     assert got.exit_code == 2
-    assert "s2a translates it in" in got.stderr and "inspect one part at a time" in got.stderr
+    assert "s2a translates it in" in got.stderr and "inspect one part at a time: " in got.stderr
+    parts = got.stderr.split("one part at a time: ")[1].strip().split(" | ")  # where it was cut
+    assert len(parts) > 1 and " ".join(parts).replace(" ,", ",") == one, parts
 
 
 def test_a_line_in_parts_is_one_line_out_with_no_warning(tiny_model):

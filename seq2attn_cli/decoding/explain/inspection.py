@@ -155,7 +155,7 @@ def _one_part(
     if len(parts) > 1:
         raise ValueError(
             f"too long to translate as one sentence: s2a translates it in {len(line.parts)} "
-            "parts; inspect one part at a time"
+            f"parts; inspect one part at a time: {' | '.join(parts)}"
         )
     src_ids = line.parts[0].ids
     if not src_ids:
