@@ -13,9 +13,10 @@ setup: .venv/.installed
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
-# the suite's files on up to 4 processes: 2 on CI's 2 cores, 336 s against 550 s on one (AVX-512 host)
+# the suite's files on up to 4 processes, one a logical CPU (-n auto counts physical cores
+# where psutil is installed): 2 on CI's 2 cores, 336 s against 550 s in one (AVX-512 host)
 test: setup
-	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadfile
+	$(PY) -m pytest -n logical --maxprocesses 4 --dist loadfile
 
 lint: setup
 	.venv/bin/ruff check seq2attn_cli tests bench

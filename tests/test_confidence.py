@@ -185,6 +185,10 @@ def test_a_number_is_missing_only_when_the_text_says_it_neither_in_digits_nor_in
     src = ["▁21", "▁ans", ",", "▁30", "▁jours", ",", "▁1", "▁000", "▁fois", ",", "▁35", "</s>"]
     said = "Twenty-one years, thirty days, a thousand times, thirty"
     assert missing_numbers(src, said, words) == ["35"]  # "thirty" is not 35
+    assert missing_numbers(src, "21 years, 30 days, thirty-five times", words) == ["1 000"]
+    src = ["▁21", "▁jours", ",", "▁1", ",", "5", "▁heure", "▁et", "▁100", "e", "</s>"]
+    said = "twenty days and one night, fifteen hours, the hundredth"  # not 21, nor 1.5
+    assert missing_numbers(src, said, words) == ["21", "1,5"]
 
 
 def test_a_currency_sign_the_translation_left_out_is_dropped_and_warned(shipped, monkeypatch):

@@ -61,7 +61,7 @@ def test_inspect_shows_card_sentence_target_and_history(tiny_model):
     pieces = runner.invoke(
         app, ["inspect", "--model", str(tiny_model), "je mange pain", "--pieces"]
     )
-    assert "attention entropy over words: " in pieces.stdout  # not over the columns drawn
+    assert pieces.exit_code == 0 and "attention entropy over words: " in pieces.stdout
     forced = runner.invoke(
         app, ["inspect", "--model", str(tiny_model), "je mange pain", "--target", "I eat bread"]
     )

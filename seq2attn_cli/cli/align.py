@@ -108,7 +108,7 @@ def align(
 
             given = [pair for pair, _ in texts]
             if problem := column_problem(translator, given, src_col=src_col, tgt_col=tgt_col):
-                fail(f"{pairs or 'stdin'}: {problem}")
+                fail(f"{'stdin' if pairs is None or str(pairs) == '-' else pairs}: {problem}")
         head = None
         if method == HEAD_METHOD:
             from ..align.head import load_head

@@ -26,8 +26,12 @@ class StderrConsole(Console):
 
     @property  # type: ignore[override]
     def soft_wrap(self) -> bool:
-        """Asked at each print: CliRunner and redirections swap sys.stderr after start."""
-        return not self.is_terminal
+        """Asked at each print (CliRunner swaps sys.stderr after start); the file itself, not
+        is_terminal, which FORCE_COLOR makes true in a log too."""
+        try:
+            return not self.file.isatty()
+        except ValueError:  # closed
+            return True
 
     @soft_wrap.setter
     def soft_wrap(self, _: bool) -> None:  # rich's __init__ sets it; the property decides

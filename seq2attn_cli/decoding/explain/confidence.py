@@ -142,11 +142,11 @@ def missing_numbers(
     "a thousand"; "thirty-five thousand" for 35 000 is named)."""
     source = "".join(p for p in src_pieces if not is_special(p)).replace(WORD_START, " ")
     written = {value for n in NUMBER.findall(text) for value in values(n)}
-    said = set(re.findall(r"[a-z]+", text.lower()))
+    said = f" {' '.join(re.findall(r'[a-z]+', text.lower()))} "  # "Twenty-one" -> " twenty one "
     missing = []
     for number in dict.fromkeys(n.strip() for n in NUMBER.findall(source)):
         phrases = [p for v in values(number) if v.isdigit() for p in words.get(_small(v), ())]
-        if not values(number) & written and not any(set(p.split()) <= said for p in phrases):
+        if not values(number) & written and not any(f" {p} " in said for p in phrases):
             missing.append(number)
     return missing
 

@@ -46,8 +46,8 @@ SYMBOL_WORDS = {
         "¥": ("yen", "JPY"),
     }
 }
-# Numbers a translation may write as words, by target language: a value's phrases (each word
-# of one in the text says it: "twenty-one" holds "twenty" and "one"); a source number the text
+# Numbers a translation may write as words, by target language: a value's phrases, said with
+# their words side by side ("twenty-one", not "twenty days and one"); a source number the text
 # holds neither in digits nor so is missing (confidence.missing_numbers)
 ONES = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -69,12 +69,8 @@ def english_number_words() -> dict[int, tuple[str, ...]]:
         for one in range(1, 10):
             words[tens * 10 + one] = (f"{ten} {ONES[one]}", f"{ten} {ONES_TH[one]}")
     words |= {h * 100: (f"{ONES[h]} hundred", f"{ONES[h]} hundredth") for h in range(2, 10)}
-    return words | {
-        100: ("hundred",),
-        1000: ("thousand",),
-        10**6: ("million",),
-        10**9: ("billion",),
-    }
+    large = {100: "hundred", 1000: "thousand", 10**6: "million", 10**9: "billion"}
+    return words | {n: (word, f"{word}th") for n, word in large.items()}
 
 
 NUMBER_WORDS = {"en": english_number_words()}
