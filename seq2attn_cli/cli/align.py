@@ -98,17 +98,18 @@ def align(
             fail(f"--method head: {directory} has no alignment head ({HEAD}); fit one with "
                  "scripts/fit_align_head.py, or choose another --method")  # fmt: skip
         method = method or (HEAD_METHOD if has_head else DEFAULT)
+        name = None  # PAIRS' name, whose columns are checked
         if src is not None and tgt is not None:
             texts = _two_files(src, tgt)
         else:
-            texts = _pairs(pairs, src_col=src_col, tgt_col=tgt_col)
+            name, texts = _pairs(pairs, src_col=src_col, tgt_col=tgt_col)
         translator = load_translator(directory, device=device, threads=threads, quantize=quantize)
-        if check_columns and src is None:  # a swapped file aligned silently ("1-0 3-2", exit 0)
+        if check_columns and name is not None:  # a swapped file aligned silently ("1-0 3-2")
             from ..evaluation import column_problem
 
             given = [pair for pair, _ in texts]
             if problem := column_problem(translator, given, src_col=src_col, tgt_col=tgt_col):
-                fail(f"{'stdin' if pairs is None or str(pairs) == '-' else pairs}: {problem}")
+                fail(f"{name}: {problem}")
         head = None
         if method == HEAD_METHOD:
             from ..align.head import load_head
@@ -189,9 +190,11 @@ def _read(path: Path | None, option: str) -> tuple[str, list[str]]:
     return name, lines
 
 
-def _pairs(path: Path | None, *, src_col: int, tgt_col: int) -> list[tuple[tuple[str, str], str]]:
-    """The pairs of a tab-separated file (or stdin), each with its place for messages; a blank
-    line is a pair of empty sentences, a line without the columns is an error."""
+def _pairs(
+    path: Path | None, *, src_col: int, tgt_col: int
+) -> tuple[str, list[tuple[tuple[str, str], str]]]:
+    """A tab-separated file's (or stdin's) name and its pairs, each with its place for
+    messages; a blank line is a pair of empty sentences, a line without the columns an error."""
     name, lines = _read(path, "")
     out = []
     for n, line in enumerate(lines, 1):
@@ -206,7 +209,7 @@ def _pairs(path: Path | None, *, src_col: int, tgt_col: int) -> list[tuple[tuple
                 f"{line[:60]!r}"
             )
         out.append(((columns[src_col - 1], columns[tgt_col - 1]), f"{name}: line {n}"))
-    return out
+    return name, out
 
 
 def _two_files(src: Path, tgt: Path) -> list[tuple[tuple[str, str], str]]:

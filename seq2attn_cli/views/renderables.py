@@ -146,7 +146,7 @@ def steps_view(src: list[str], steps: list[Any]) -> RenderableType:
     return table
 
 
-def diagnostics_view(diag: dict[str, Any], *, pieces: bool = False) -> RenderableType:
+def diagnostics_view(diag: dict[str, Any], *, pieces: bool) -> RenderableType:
     """Attention diagnostics under a heatmap (reckoned over words: said under one of pieces)."""
     if not diag:
         return Text("")

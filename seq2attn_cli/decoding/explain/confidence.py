@@ -145,8 +145,9 @@ def missing_numbers(
     said = f" {' '.join(re.findall(r'[a-z]+', text.lower()))} "  # "Twenty-one" -> " twenty one "
     missing = []
     for number in dict.fromkeys(n.strip() for n in NUMBER.findall(source)):
-        phrases = [p for v in values(number) if v.isdigit() for p in words.get(_small(v), ())]
-        if not values(number) & written and not any(f" {p} " in said for p in phrases):
+        says = values(number)
+        phrases = [p for v in says if v.isdigit() for p in words.get(_small(v), ())]
+        if not says & written and not any(f" {p} " in said for p in phrases):
             missing.append(number)
     return missing
 
