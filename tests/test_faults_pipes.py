@@ -103,6 +103,21 @@ def test_inspect_into_a_closed_pipe_ends_quietly_with_exit_0(tiny_model):
     assert b"Traceback" not in proc.stderr and b"BrokenPipe" not in proc.stderr, proc.stderr
 
 
+@pytest.mark.parametrize("args", [["inspect", "je mange pain"], ["evaluate", "TEST"]])
+def test_piped_tables_end_each_line_at_its_last_character(tiny_model, tmp_path, args):
+    # rich pads a table's cells to the column; `grep 'pain$'` or a diff must not meet the padding
+    test = tmp_path / "test.tsv"
+    test.write_text("je mange pain\tI eat bread\nil voit chat\tHe sees a cat\n", encoding="utf-8")
+    args = [str(test) if a == "TEST" else a for a in args]
+    proc = subprocess.run(
+        [sys.executable, "-m", "seq2attn_cli", *args, "--model", str(tiny_model)],
+        capture_output=True, timeout=120, env=ENV, text=True,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) > 5 and [line for line in lines if line.endswith(" ")] == [], proc.stdout
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
 @pytest.mark.parametrize(
     "args",

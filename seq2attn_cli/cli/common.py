@@ -21,17 +21,21 @@ from typer.core import TyperCommand, TyperGroup
 from ..errors import Interrupted, SigtermInterrupt, TrainingError
 
 
+def _is_tty(file: Any) -> bool:
+    """The file itself, not rich's is_terminal, which FORCE_COLOR makes true in a log too."""
+    try:
+        return file.isatty()
+    except ValueError:  # closed
+        return False
+
+
 class StderrConsole(Console):
     """stderr: lines wrap at a terminal's width, and never in a log or a pipe (paths stay whole)."""
 
     @property  # type: ignore[override]
     def soft_wrap(self) -> bool:
-        """Asked at each print (CliRunner swaps sys.stderr after start); the file itself, not
-        is_terminal, which FORCE_COLOR makes true in a log too."""
-        try:
-            return not self.file.isatty()
-        except ValueError:  # closed
-            return True
+        """Asked at each print (CliRunner swaps sys.stderr after start)."""
+        return not _is_tty(self.file)
 
     @soft_wrap.setter
     def soft_wrap(self, _: bool) -> None:  # rich's __init__ sets it; the property decides
@@ -111,7 +115,14 @@ class Group(TyperGroup):
 
 
 class StdoutConsole(Console):
-    """A rich console on stdout whose closed pipe (`| head`) ends s2a quietly, with exit 0."""
+    """A rich console on stdout whose closed pipe (`| head`) ends s2a quietly, with exit 0, and
+    whose tables end each line at its last character in a pipe or file (no padding to strip)."""
+
+    def _render_buffer(self, buffer: Any) -> str:
+        text = super()._render_buffer(buffer)
+        if _is_tty(self.file):
+            return text
+        return "\n".join(line.rstrip(" ") for line in text.split("\n"))
 
     def on_broken_pipe(self) -> None:
         self.quiet = True  # rich's own handler exits 1; `handled` treats it as cat does
