@@ -241,6 +241,44 @@ class Shout:
         return dataclasses.replace(t, text=t.text.upper())
 
 
+@pytest.mark.parametrize(
+    ("source", "translation"),
+    [
+        ("1999", "1999"),  # the model wrote "See."
+        ("0,5", "0.5"),  # "Come on."
+        ("12 000", "12,000"),
+        ("8,97€", "€8.97"),  # "8, euros euros."
+        ("4.5", "4.5"),  # a rating: "4.5."
+        ("06 68 11 75 30", "06 68 11 75 30"),  # read as the stand-in URL
+        ("2020-11-04", "2020-11-04"),  # "Is the 2020-14?"
+    ],
+)
+def test_a_line_that_holds_no_word_is_copied_as_english_writes_it_not_translated(
+    shipped, model_writes, source, translation
+):
+    model_writes("See.")  # whatever the search would write
+    t = shipped.translate(source)
+    assert t.text == translation and t.confidence > 0.99 and t.dropped == []
+    assert t.model_tokens == ["</s>"] and "clean" in t.changed_by  # the search wrote nothing
+    assert t.alignment and t.alternatives == []
+
+
+def test_a_sentence_of_numbers_in_a_line_is_copied_and_the_others_translated(shipped, model_writes):
+    model_writes("I see.")
+    t = shipped.translate("Je vois. 1999. Merci.")
+    assert t.text == "I see. 1999. I see." and t.parts == 3
+    words = t.word_attention
+    assert words.src[2] == words.tgt[2] == "1999." and (2, 2) in t.alignment  # attends to itself
+    assert all(abs(sum(row) - 1) < 1e-6 for row in t.weights)
+
+
+def test_a_line_of_numbers_is_copied_by_a_model_without_attention(tiny_none_model):
+    from seq2attn_cli.decoding.translator import Translator
+
+    t = Translator.load(tiny_none_model).translate("1999")
+    assert t.text == "1999" and not t.has_attention and len(t.weights) == len(t.tgt_tokens)
+
+
 def test_a_new_rule_is_one_line_in_the_list(shipped, model_writes, monkeypatch):
     monkeypatch.setattr(pipeline, "RULES", (*RULES[:2], Shout, *RULES[2:]))  # after urls
     model_writes("Erdogan saw URL yesterday.")

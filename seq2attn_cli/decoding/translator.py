@@ -14,7 +14,7 @@ from ..config import DECODE, UNK, StoredConfig
 from ..data.subwords import EOS_PIECE, Subwords
 from ..model.int8 import is_quantized, quantize
 from ..model.seq2seq import Seq2Seq
-from .rules.clean import LINE_LIMIT
+from .rules.clean import LINE_LIMIT, worded
 from .rules.letters import fold
 from .rules.markers import Markers
 from .rules.parts import sentences_of
@@ -140,8 +140,9 @@ class Translator:
         _check_counts(beam=beam, batch_size=batch_size)
         rules = self.pipeline(glossary)
         lines = rules.read(list(texts))
-        todo = [(n, part) for n, line in enumerate(lines) for part in line.parts]
-        todo = [(n, part) for n, part in todo if self._readable(part.ids)]
+        readable = [(n, part) for n, line in enumerate(lines) for part in line.parts]
+        readable = [(n, part) for n, part in readable if self._readable(part.ids)]
+        todo = [(n, part) for n, part in readable if worded(part.text)]
         hyps = translate_ids(
             self.model,
             [part.ids for _, part in todo],
@@ -149,9 +150,13 @@ class Translator:
             batch_size=batch_size,
             threads=self.threads,
         )
+        searched = iter(hyps)
         done: list[list[Translation]] = [[] for _ in lines]
-        for (n, part), hyp in zip(todo, hyps, strict=True):
-            done[n].append(rules.write_part(part, *self.searched(part.ids, hyp)))
+        for n, part in readable:  # a line's parts in their order, each searched or copied
+            if worded(part.text):
+                done[n].append(rules.write_part(part, *self.searched(part.ids, next(searched))))
+            else:
+                done[n].append(rules.write_part(part, *self.copied(part.ids)))
         return [rules.write(line, found) for line, found in zip(lines, done, strict=True)]
 
     def pipeline(
@@ -195,6 +200,23 @@ class Translator:
             )
         _check_counts(beam=beam)
         return translated(self, text, format=format, beam=beam, glossary=glossary).text
+
+    def copied(self, ids: list[int]) -> tuple[Translation, list[Translation]]:
+        """A part that holds no word (rules/clean.py: `worded`) as the model reads it, copied
+        piece for piece, each attending to itself as a marker does (rules/markers.py): the
+        search wrote nothing (its pieces: </s>) and has no runners-up."""
+        pieces = self.subwords.pieces(ids) + [EOS_PIECE]
+        text = self.subwords.text(pieces[:-1])
+        attends = self.config.model.attends
+        if attends:  # (tgt, src): the identity
+            weights = [[float(i == j) for j in range(len(pieces))] for i in range(len(pieces))]
+        else:  # --attention none: the one column of the context vector
+            weights = [[1.0] for _ in pieces]
+        copy = Translation(
+            text, text, 0.0, pieces, pieces, weights, model_tokens=[EOS_PIECE],
+            changed_by=["clean"], attends=attends,
+        )  # fmt: skip
+        return copy, []
 
     def searched(self, ids: list[int], hyp: Hypothesis) -> tuple[Translation, list[Translation]]:
         """What the search wrote for source `ids`, before the rules: its best translation and

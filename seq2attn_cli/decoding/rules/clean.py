@@ -9,16 +9,26 @@ its last sentences at 1,000), and its translation says so (`truncated`). A line 
 (`s2a align`, `inspect --target`: align/forced.py) is cut at max_chars. A line of which the
 model reads nothing (emoji, a script it has no pieces for) is written back as given, with
 confidence 0, rather than translated into a sentence the model made up.
+
+A line or sentence that holds no word, only numbers and signs (a rating, a date, a table's
+figure, a telephone number the URL rule stands in), is not searched either: the model wrote
+"1999" as "See.", "0" as "Enjoy it.", "6" as "It's 6.", "2001." after "14 Sept." as "Go
+away." and "8,97€" as "8, euros euros.". It is copied as the model reads it, each piece
+attending to itself, and the rules write it back ("8,97 euros" -> "€8.97"). On the 44 French
+lines of the WMT chat dev set that hold no word (embedded model, beam 5), BLEU 46.11 -> 84.55,
+chrF 73.60 -> 97.81; on the 4 dev lines with such a sentence among others, 32.40 -> 32.81.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...data.reading import normalize
 from ..translation import Translation
+from .urls import WORD as STAND_IN
 
 if TYPE_CHECKING:
     from .pipeline import Setting
@@ -28,6 +38,7 @@ if TYPE_CHECKING:
 # attention matrix (target x source pieces) that confidence.py reads whole, so the cost grows
 # with the square of the line (a test model: 10,000 characters 0.4 s, 100,000 38 s)
 LINE_LIMIT = 10
+LETTER = re.compile(r"[^\W\d_]")
 
 
 @dataclass(frozen=True)
@@ -44,7 +55,7 @@ class Clean:
 
     max_chars: int
     name: str = "clean"
-    did: str = "wrote back the line as given: the model reads none of it"
+    did: str = "wrote back as the model reads it what holds no word to translate"
 
     @classmethod
     def of(cls, setting: Setting) -> Clean:
@@ -61,6 +72,11 @@ class Clean:
         if not t.tgt_tokens and memo.text.strip():  # no part was searched: nothing readable
             return as_given(memo.text, truncated=memo.truncated)
         return dataclasses.replace(t, source=memo.text, truncated=memo.truncated)
+
+
+def worded(text: str) -> bool:
+    """Whether a line or part holds a word to translate: a letter, besides URL stand-ins."""
+    return LETTER.search(STAND_IN.sub("", text)) is not None
 
 
 def clean(text: str, max_chars: int) -> Cleaned:

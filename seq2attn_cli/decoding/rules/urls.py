@@ -27,7 +27,7 @@ An emoji or other symbol the model has no piece for, standing apart from the wor
 the same way: the model read one as <unk> and made a word up for it ("J'aime les 🍕 et les
 🍔." -> "I like the clock and the clock."; "Je bois du ☕ le matin." -> "I drink the morning
 in the morning."); read as URL, "I like 🍕 and 🍔." and "I drink ☕ the morning.". A line of
-nothing else is left to confidence.py's judge, which writes it back as given.
+nothing else is written back as given (clean.py).
 """
 
 from __future__ import annotations
