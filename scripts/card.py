@@ -1,4 +1,4 @@
-"""The figures of a model card: dev scores, BLEU by length, twenty phrases, ten sentences a set.
+"""A model card's figures: dev scores, BLEU by length, twenty phrases and words, ten sentences a set.
 
 Usage: python scripts/card.py MODEL PREVIOUS SET.tsv [SET.tsv ...] [--noisy TATOEBA.tsv]
        [--work DIR] > figures.md
@@ -7,8 +7,8 @@ Each SET is French<TAB>English (as `s2a evaluate` reads it by default), named by
 name; a malformed line is skipped everywhere, as `--skip-bad` skips it. Every figure is measured as a user gets it: `s2a evaluate --compare` (beam 5, int8,
 `--skip-bad`) for the scores, `s2a translate` for the phrases and the sample sentences, both
 models side by side on the same day. `--noisy` adds that set with its French accents stripped
-and in lower case (the issue's "within 2 BLEU of clean"). The phrases are judged against the
-answers listed here; the tables are Markdown for the card.
+and in lower case (the issue's "within 2 BLEU of clean"). The phrases and words are judged
+against the answers listed here; the tables are Markdown for the card.
 """
 
 from __future__ import annotations
@@ -51,6 +51,17 @@ PHRASES = {
                            "How much is that?"),
     "Parlez-vous anglais ?": ("Do you speak English?",),
     "J'ai faim.": ("I'm hungry.", "I am hungry."),
+}  # fmt: skip
+# Twenty words alone, as a dictionary look-up or a label asks them (a table's header, a menu),
+# each with the answers counted right, whatever their case and end mark ("Cat." for "cat").
+WORDS = {
+    "chat": ("cat",), "maison": ("house", "home"), "voiture": ("car",), "livre": ("book",),
+    "eau": ("water",), "pain": ("bread",), "ville": ("city", "town"), "pays": ("country",),
+    "Prix": ("price",), "Total": ("total",), "Nom": ("name", "last name", "surname"),
+    "Adresse": ("address",), "Aide": ("help",), "Fichier": ("file",),
+    "Enregistrer": ("save", "record", "register"), "Annuler": ("cancel",),
+    "Paramètres": ("settings", "parameters"), "Rechercher": ("search", "find"),
+    "Bienvenue": ("welcome",), "Merci": ("thanks", "thank you"),
 }  # fmt: skip
 
 
@@ -129,6 +140,21 @@ def phrase_table(model: Path, previous: Path) -> list[str]:
     return lines
 
 
+def word_table(model: Path, previous: Path) -> list[str]:
+    """The twenty words alone by both models, and how many each got right."""
+    sources = list(WORDS)
+    new, old = translated(model, sources), translated(previous, sources)
+
+    def right(source: str, said: str) -> bool:
+        return said.rstrip(".!? ").lower() in WORDS[source]
+
+    counts = [sum(right(s, t) for s, t in zip(sources, ts, strict=True)) for ts in (new, old)]
+    lines = [f"Twenty words alone: **{counts[0]} right**, against {counts[1]} for the previous "
+             "model.", "", "| French | this model | previous model |", "|---|---|---|"]  # fmt: skip
+    lines += [row(s, a, b) for s, a, b in zip(sources, new, old, strict=True)]
+    return lines
+
+
 def sample_table(name: str, test: Path, model: Path, previous: Path) -> list[str]:
     """Ten sentences of a set: French, reference, this model, the previous one."""
     pairs = samples(test)
@@ -157,6 +183,7 @@ def main() -> None:
         figures[test.stem] = evaluated(test, args.model, args.previous)
     (args.work / "figures.json").write_text(json.dumps(figures, indent=1), encoding="utf-8")
     lines = [*score_tables(figures), "", *phrase_table(args.model, args.previous), ""]
+    lines += [*word_table(args.model, args.previous), ""]
     for test in args.sets:
         lines += sample_table(test.stem, test, args.model, args.previous)
     print("\n".join(lines))

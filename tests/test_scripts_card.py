@@ -28,3 +28,12 @@ def test_the_card_skips_a_malformed_line_as_evaluate_skip_bad_does(tmp_path: Pat
         "Eleve a l'ecole.\tA pupil at school.\nBonjour !\tHello!\n"  # references untouched
     )
     assert lower.read_text(encoding="utf-8").startswith("élève à l'école.\tA pupil at school.\n")
+
+
+def test_a_word_alone_counts_right_whatever_its_case_and_end_mark(monkeypatch):
+    card = _card()
+    said = {"new": ["Cat."] + ["Check out!"] * 19, "old": ["cat", "House!"] + ["x"] * 18}
+    monkeypatch.setattr(card, "translated", lambda model, lines: said[str(model)])
+    table = card.word_table(Path("new"), Path("old"))
+    assert table[0].startswith("Twenty words alone: **1 right**, against 2 ")
+    assert table[4] == "| chat | Cat. | cat |"
