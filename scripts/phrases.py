@@ -37,10 +37,11 @@ INSIDE = set(MARKS) - set("'’-")  # "l'homme", "don't" and "peut-être" are wo
 MAX_SRC, MAX_TGT = 3, 4  # words
 # A phrase ends on a word that is no function word ("filles dans un" -> "girls in a", "femmes
 # prennent" -> "women are" were read off Multi30k), and starts on one only if it is a
-# determiner ("un tabouret" -> "a stool"); English's only where French has one too ("sweat
-# rayé" -> "a striped"). The stop words, and the function words they lack.
+# determiner ("un tabouret" -> "a stool"), not "du" or "des", which hold "de" ("du jardin" was
+# read "the garden"); English's only where French has one too ("sweat rayé" -> "a striped").
+# The stop words, and the function words they lack.
 DETERMINERS = {
-    "fr": set("le la les l un une des du mon ma mes ton ta tes son sa ses notre nos votre vos "
+    "fr": set("le la les l un une mon ma mes ton ta tes son sa ses notre nos votre vos "
               "leur leurs ce cet cette ces".split()),
     "en": set("the a an some my your his her its our their this that these those".split()),
 }  # fmt: skip

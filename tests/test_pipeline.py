@@ -150,6 +150,21 @@ def test_a_roman_ordinal_and_degrees_are_read_as_the_model_knows_them(source, re
     assert Numbers().read(source)[0] == read
 
 
+@pytest.mark.parametrize(
+    ("source", "read"),
+    [
+        ("Le train part à 14h30.", "Le train part à 14:30."),  # the model wrote "at 2:30"
+        ("Ouvert de 9h à 19h, il est 17h.", "Ouvert de 9h à 19:00, il est 17:00."),
+        ("Entre 06h45 et 7h40, vers 10 h 15.", "Entre 6:45 et 7:40, vers 10:15."),
+        ("9h00 et 12h00", "9:00 et 12:00"),
+        # hours of time, not of the day: an hour alone after no word that says when
+        ("Le film dure 2h, un retard de 3h, 24h/24.", "Le film dure 2h, un retard de 3h, 24h/24."),
+    ],
+)
+def test_a_time_of_day_is_read_as_english_writes_it(source, read):
+    assert Numbers().read(source)[0] == read
+
+
 def test_a_roman_number_in_a_line_in_capitals_stays_one(shipped):
     (line,) = shipped.rules.read(["AU XIXE SIÈCLE, LOUIS XIV. LA VIE."])  # "TWENTYTH CENTURY"
     read = shipped.subwords.text(shipped.subwords.pieces(line.parts[0].ids))
