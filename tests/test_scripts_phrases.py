@@ -10,14 +10,18 @@ SCRIPT = Path(__file__).parent.parent / "scripts" / "phrases.py"
 
 # French<TAB>English, and the links s2a align writes for each pair (source-target word indices)
 PAIRS = [
-    ("Le chat dort.", "The cat sleeps.", "0-0 1-1 2-2"),
+    ("Le chat dort ici.", "The cat sleeps here.", "0-0 1-1 2-2 3-3"),
     ("Je vois le chat noir.", "I see the black cat.", "0-0 1-1 2-2 3-4 4-3"),
-    ("Le chat mange.", "The cat eats.", "0-0 1-1 2-2"),
-    ("Le chien dort.", "The dog sleeps.", "0-0 1-1 2-2"),
+    ("Le chat mange ici.", "The cat eats here.", "0-0 1-1 2-2 3-3"),
+    ("Le chien dort ici.", "The dog sleeps here.", "0-0 1-1 2-2 3-3"),
     ("Il regarde la télévision.", "He watches TV.", "0-0 1-1 3-2"),
     ("Je pense à la maison.", "I think of the house.", "0-0 1-1 2-2 3-3 4-4"),
     ("Je pense à la maison.", "I think of home.", "0-0 1-1 2-2 4-3"),
     ("Le chat, 3 fois.", "The cat, 3 times.", "0-0 1-1 2-2 3-3"),
+    ("Bonsoir !", "Good evening!", "0-0"),  # a whole short pair, "evening" unlinked
+    ("Merci pour le repas chaud.", "Thank you for the hot meal.", "0-0 1-2 2-3 3-5 4-4"),
+    ("Merci pour tout ceci.", "Thank you for all this.", "0-0 1-2 2-3 3-4"),
+    ("Merci !", "Thank you!", "0-0"),
 ]
 
 
@@ -54,3 +58,9 @@ def test_a_phrase_read_two_ways_keeps_the_more_frequent_only_if_shared_enough(tm
     assert "maison" not in pairs  # "house" once, "home" once: 0.5 of its readings
     pairs = dict(_phrases(tmp_path, "--min-count", "1", "--min-share", "0.5"))
     assert pairs["maison"] in ("house", "home")
+
+
+def test_a_whole_short_pair_is_one_phrase_its_words_linked_or_not(tmp_path):
+    pairs = _phrases(tmp_path, "--min-count", "1")
+    assert ("Bonsoir", "Good evening") in pairs and ("Bonsoir", "Good") not in pairs
+    assert ("Merci", "Thank you") in pairs  # read alone once, "Thank" twice within
