@@ -154,11 +154,15 @@ def test_a_roman_ordinal_and_degrees_are_read_as_the_model_knows_them(source, re
     ("source", "read"),
     [
         ("Le train part à 14h30.", "Le train part à 14:30."),  # the model wrote "at 2:30"
-        ("Ouvert de 9h à 19h, il est 17h.", "Ouvert de 9h à 19:00, il est 17:00."),
-        ("Entre 06h45 et 7h40, vers 10 h 15.", "Entre 6:45 et 7:40, vers 10:15."),
-        ("9h00 et 12h00", "9:00 et 12:00"),
-        # hours of time, not of the day: an hour alone after no word that says when
-        ("Le film dure 2h, un retard de 3h, 24h/24.", "Le film dure 2h, un retard de 3h, 24h/24."),
+        ("Ouvert de 9h à 19h, il est 17h.", "Ouvert de 9:00 à 19:00, il est 17:00."),
+        (
+            "Entre 06h45 et 7h40, vers 10h (heure locale).",
+            "Entre 6:45 et 7:40, vers 10:00 (heure locale).",
+        ),
+        ("9h00 et 12h00, 9h-18h", "9:00 et 12:00, 9:00-18:00"),
+        # hours of time, not of the day, and a spaced time, whose words alignments count
+        ("Le film dure 2h, à 2h de Paris, 24h/24.", "Le film dure 2h, à 2h de Paris, 24h/24."),
+        ("Entre 2h et 3h de route, à 23 h 45.", "Entre 2h et 3h de route, à 23 h 45."),
     ],
 )
 def test_a_time_of_day_is_read_as_english_writes_it(source, read):
