@@ -270,6 +270,9 @@ class Shout:
         ("4.5", "4.5"),  # a rating: "4.5."
         ("06 68 11 75 30", "06 68 11 75 30"),  # read as the stand-in URL
         ("2020-11-04", "2020-11-04"),  # "Is the 2020-14?"
+        ("a) 1999", "a) 1999"),  # its marker set aside first (markers.py)
+        ("B) 8,97€", "B) €8.97"),
+        ("14:30", "14:30"),  # as "14h30" is read
     ],
 )
 def test_a_line_that_holds_no_word_is_copied_as_english_writes_it_not_translated(
@@ -280,6 +283,22 @@ def test_a_line_that_holds_no_word_is_copied_as_english_writes_it_not_translated
     assert t.text == translation and t.confidence > 0.99 and t.dropped == []
     assert t.model_tokens == ["</s>"] and "clean" in t.changed_by  # the search wrote nothing
     assert t.alignment and t.alternatives == []
+
+
+def test_a_line_of_numbers_with_a_character_the_model_cannot_read_is_searched_not_cut(
+    shipped, model_writes
+):
+    model_writes("Five pizzas.")
+    t = shipped.translate("5🍕")  # a copy wrote "5", the pizza lost unsaid
+    assert t.text == "Five pizzas." and t.searched
+
+
+def test_inspect_shows_no_steps_for_a_line_the_model_did_not_write(shipped):
+    from seq2attn_cli.decoding.explain.inspection import inspect_sentence
+
+    seen = inspect_sentence(shipped, "1999")
+    assert seen.translation.text == "1999" and not seen.translation.searched
+    assert seen.steps == [] and seen.diagnostics == {}
 
 
 def test_a_sentence_of_numbers_in_a_line_is_copied_and_the_others_translated(shipped, model_writes):

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..data.subwords import EOS_PIECE
 from .explain.alignment import WordAttention, word_alignment, word_level
 
 
@@ -41,6 +42,12 @@ class Translation:
     def has_attention(self) -> bool:
         """Whether it has attention over its source pieces to show (`attends`, and weights)."""
         return self.attends and bool(self.weights)
+
+    @property
+    def searched(self) -> bool:
+        """Whether the search wrote it: not a line written back as given, nor one copied
+        (rules/clean.py), whose model_tokens are only </s>."""
+        return bool(self.tgt_tokens) and self.model_tokens != [EOS_PIECE]
 
     @property
     def alignment(self) -> list[tuple[int, int]]:

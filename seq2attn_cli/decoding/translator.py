@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from array import array
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
@@ -18,7 +19,7 @@ from .rules.clean import LINE_LIMIT, worded
 from .rules.letters import fold
 from .rules.markers import Markers
 from .rules.parts import sentences_of
-from .rules.pipeline import Pipeline, Setting
+from .rules.pipeline import Part, Pipeline, Setting
 from .rules.urls import stand_in_urls
 from .search.batched import translate_ids
 from .search.hypothesis import Hypothesis
@@ -142,7 +143,7 @@ class Translator:
         lines = rules.read(list(texts))
         readable = [(n, part) for n, line in enumerate(lines) for part in line.parts]
         readable = [(n, part) for n, part in readable if self._readable(part.ids)]
-        todo = [(n, part) for n, part in readable if worded(part.text)]
+        todo = [(n, part) for n, part in readable if not self._copied(part)]
         hyps = translate_ids(
             self.model,
             [part.ids for _, part in todo],
@@ -153,10 +154,10 @@ class Translator:
         searched = iter(hyps)
         done: list[list[Translation]] = [[] for _ in lines]
         for n, part in readable:  # a line's parts in their order, each searched or copied
-            if worded(part.text):
-                done[n].append(rules.write_part(part, *self.searched(part.ids, next(searched))))
-            else:
+            if self._copied(part):
                 done[n].append(rules.write_part(part, *self.copied(part.ids)))
+            else:
+                done[n].append(rules.write_part(part, *self.searched(part.ids, next(searched))))
         return [rules.write(line, found) for line, found in zip(lines, done, strict=True)]
 
     def pipeline(
@@ -201,6 +202,11 @@ class Translator:
         _check_counts(beam=beam)
         return translated(self, text, format=format, beam=beam, glossary=glossary).text
 
+    def _copied(self, part: Part) -> bool:
+        """Whether a part is copied, not searched: it holds no word, and no piece is <unk>
+        (a copy would lose what it stands for: "5🍕" came out "5")."""
+        return not worded(part.read) and UNK not in part.ids
+
     def copied(self, ids: list[int]) -> tuple[Translation, list[Translation]]:
         """A part that holds no word (rules/clean.py: `worded`) as the model reads it, copied
         piece for piece, each attending to itself as a marker does (rules/markers.py): the
@@ -209,9 +215,9 @@ class Translator:
         text = self.subwords.text(pieces[:-1])
         attends = self.config.model.attends
         if attends:  # (tgt, src): the identity
-            weights = [[float(i == j) for j in range(len(pieces))] for i in range(len(pieces))]
+            weights = [array("f", [i == j for j in range(len(pieces))]) for i in range(len(pieces))]
         else:  # --attention none: the one column of the context vector
-            weights = [[1.0] for _ in pieces]
+            weights = [array("f", [1.0]) for _ in pieces]
         copy = Translation(
             text, text, 0.0, pieces, pieces, weights, model_tokens=[EOS_PIECE],
             changed_by=["clean"], attends=attends,

@@ -90,9 +90,11 @@ def sentence_view(
     )
     if picture is not None:
         lines.append(picture)
-    if has_attention:
+    if has_attention and seen.diagnostics:  # none for a line the model did not write
         lines.append(diagnostics_view(seen.diagnostics, pieces=pieces))
-    if steps:
+    if steps and not seen.steps:
+        lines.append(Text("no decoding steps: the model searched nothing for this line"))
+    elif steps:
         # an `--attention none` model attends to its one context vector, not to a source piece
         columns = t.src_tokens if has_attention else ["(context vector)"]
         lines.append(steps_view(columns, seen.steps))

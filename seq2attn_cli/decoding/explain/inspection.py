@@ -61,7 +61,7 @@ def inspect_sentence(
     """Translate `source` as `s2a translate` does (or force-decode `target`) and explain it."""
     translation, steps = explain(translator, source, target, beam=beam, glossary=glossary)
     diag: dict[str, Any] = {}
-    if translation.has_attention:
+    if translation.has_attention and translation.searched:
         src, _, weights = translation.word_attention
         diag = diagnostics([w.lstrip(WORD_START) for w in src], weights)
     searched = (translation.model_tokens or translation.tgt_tokens)[:-1]  # the search's pieces
@@ -91,6 +91,8 @@ def explain(
     """
     if target is None:  # the translation `s2a translate` gives, piece for piece
         translation, src_ids, ids = chosen(translator, source, beam=beam, glossary=glossary)
+        if not translation.searched:  # written back or copied: the model took no step
+            return translation, []
         return translation, steps_of(translator, teacher_force(translator, src_ids, ids), ids)
     pipeline = translator.pipeline(glossary, names=GIVEN)  # as `s2a align`: the target is for all
     source = clean(source, translator.max_chars).text  # read whole: what the model takes

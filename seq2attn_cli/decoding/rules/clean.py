@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 
 from ...data.reading import normalize
 from ..translation import Translation
-from .urls import WORD as STAND_IN
+from .numbers import WORDS as SIGN_WORDS
+from .urls import PLACEHOLDER
 
 if TYPE_CHECKING:
     from .pipeline import Setting
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 # with the square of the line (a test model: 10,000 characters 0.4 s, 100,000 38 s)
 LINE_LIMIT = 10
 LETTER = re.compile(r"[^\W\d_]")
+STAND_INS = re.compile(rf"\b(?:{PLACEHOLDER}|{'|'.join(SIGN_WORDS.values())})\b")
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class Clean:
 
     max_chars: int
     name: str = "clean"
-    did: str = "wrote back as the model reads it what holds no word to translate"
+    did: str = "left untranslated what holds no word to translate"
 
     @classmethod
     def of(cls, setting: Setting) -> Clean:
@@ -74,9 +76,10 @@ class Clean:
         return dataclasses.replace(t, source=memo.text, truncated=memo.truncated)
 
 
-def worded(text: str) -> bool:
-    """Whether a line or part holds a word to translate: a letter, besides URL stand-ins."""
-    return LETTER.search(STAND_IN.sub("", text)) is not None
+def worded(read: str) -> bool:
+    """Whether a part as the model reads it holds a word to translate: a letter, besides the
+    words other rules read for what they write back (URL, an amount's "euros")."""
+    return LETTER.search(STAND_INS.sub("", read)) is not None
 
 
 def clean(text: str, max_chars: int) -> Cleaned:

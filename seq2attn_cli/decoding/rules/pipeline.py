@@ -100,7 +100,8 @@ class Part:
     """A line, or one part of a long one, as the model reads it."""
 
     text: str  # as the rules before the cut read it
-    ids: list[int]  # its SentencePiece ids, as all the rules read it
+    read: str  # as all the rules read it: what the model reads
+    ids: list[int]  # its SentencePiece ids, of `read`
     memos: list[Any]  # what each rule after the cut remembers of it
 
 
@@ -139,8 +140,8 @@ class Pipeline:
         # one call for all: SentencePiece spends ~60 us per call on 1-line batches
         encoded = self.subwords.encode([read for read, _ in wholes])
         return [
-            Line(memos=memos, parts=self._parts(text, Part(text=text, ids=ids, memos=after)))
-            for (text, memos), (_, after), ids in zip(lines, wholes, encoded, strict=True)
+            Line(memos=memos, parts=self._parts(text, Part(text, read, ids, memos=after)))
+            for (text, memos), (read, after), ids in zip(lines, wholes, encoded, strict=True)
         ]
 
     def _parts(self, text: str, whole: Part) -> list[Part]:
@@ -154,7 +155,12 @@ class Pipeline:
         parts = self.cut.cut(text, count)
         if parts == [text]:
             return [whole]
-        return [Part(part, self.encode(part), _read(self.after, part)[1]) for part in parts]
+        reads = [_read(self.after, part) for part in parts]
+        encoded = self.subwords.encode([read for read, _ in reads])
+        return [
+            Part(part, read, ids, memos)
+            for part, (read, memos), ids in zip(parts, reads, encoded, strict=True)
+        ]
 
     def whole(self, line: Line) -> list[int]:
         """The ids of a line read whole, its parts as one (a target given for all of it)."""
