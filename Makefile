@@ -19,8 +19,8 @@ test: setup
 	$(PY) -m pytest -n logical --maxprocesses 4 --dist loadfile
 
 lint: setup
-	.venv/bin/ruff check seq2attn_cli tests bench
-	.venv/bin/ruff format --check seq2attn_cli tests bench
+	.venv/bin/ruff check seq2attn_cli tests bench scripts
+	.venv/bin/ruff format --check seq2attn_cli tests bench scripts
 
 demo: setup
 	@bash scripts/demo.sh

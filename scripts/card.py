@@ -1,14 +1,15 @@
-"""A model card's figures: dev scores, BLEU by length, twenty phrases and words, ten sentences a set.
+"""A model card's figures: dev scores, BLEU by length, twenty phrases and words, ten sentences.
 
 Usage: python scripts/card.py MODEL PREVIOUS SET.tsv [SET.tsv ...] [--noisy TATOEBA.tsv]
        [--work DIR] > figures.md
 
 Each SET is French<TAB>English (as `s2a evaluate` reads it by default), named by its file
-name; a malformed line is skipped everywhere, as `--skip-bad` skips it. Every figure is measured as a user gets it: `s2a evaluate --compare` (beam 5, int8,
-`--skip-bad`) for the scores, `s2a translate` for the phrases and the sample sentences, both
-models side by side on the same day. `--noisy` adds that set with its French accents stripped
-and in lower case (the issue's "within 2 BLEU of clean"). The phrases and words are judged
-against the answers listed here; the tables are Markdown for the card.
+name; a malformed line is skipped everywhere, as `--skip-bad` skips it. Every figure is
+measured as a user gets it: `s2a evaluate --compare` (beam 5, int8, `--skip-bad`) for the
+scores, `s2a translate` for the phrases and the sample sentences, both models side by side on
+the same day. `--noisy` adds that set with its French accents stripped and in lower case (the
+issue's "within 2 BLEU of clean"). The phrases and words are judged against the answers
+listed here; the tables are Markdown for the card.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from itertools import zip_longest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -103,10 +104,14 @@ def phrase(words: list[str], *, lowered: set[str]) -> str | None:
     return text
 
 
-def read(corpus: Path, links: Path, src_col: int, tgt_col: int) -> Iterator[tuple[list, list, set]]:
+def read(
+    corpus: Path, links: Path, src_col: int, tgt_col: int
+) -> Iterator[tuple[list[str], list[str], set[tuple[int, int]]]]:
     """Each pair's source words, target words and links (source index, target index)."""
     with corpus.open(encoding="utf-8") as pairs, links.open(encoding="utf-8") as found:
-        for number, (line, linked) in enumerate(zip(pairs, found, strict=True), 1):
+        for number, (line, linked) in enumerate(zip_longest(pairs, found), 1):
+            if line is None or linked is None:
+                sys.exit(f"{links}: {number - 1:,} lines, not one a pair of {corpus}")
             cols = line.rstrip("\r\n").split("\t")
             if len(cols) < max(src_col, tgt_col):
                 sys.exit(f"{corpus}: line {number}: fewer than {max(src_col, tgt_col)} columns")
@@ -162,16 +167,19 @@ def bounded(text: str, lang: str) -> bool | None:
     return None if words[0] in FUNCTION_WORDS[lang] else False
 
 
-def kept(found: Readings, alone: Readings, *, min_count: int, min_share: float) -> list[tuple]:
+def kept(
+    found: Readings, alone: Readings, *, min_count: int, min_share: float
+) -> list[tuple[str, str]]:
     """Each French phrase with its most frequent English one: of its readings as a whole pair
     if it has one (a person's translation, no aligner's: "Excusez-moi." was linked to "me."
     alone), else of those seen `min_count` times and in `min_share` of its readings, bounded by
     words that are no function words; never the same text."""
     pairs = []
     for src, targets in sorted(found.items()):
-        if src in alone:  # "Merci !" is "Thank you!", where "Merci pour" linked "Thank"
-            tgt = alone[src].most_common(1)[0][0]
-        else:
+        translated = Counter({t: n for t, n in alone[src].items() if t.lower() != src.lower()})
+        if translated:  # "Merci !" is "Thank you!", where "Merci pour" linked "Thank"
+            tgt = translated.most_common(1)[0][0]
+        else:  # never alone, or alone only as a copy ("Chat !" -> "Chat!" in a caption set)
             tgt, count = targets.most_common(1)[0]
             if count < min_count or count < min_share * sum(targets.values()):
                 continue
@@ -194,8 +202,10 @@ def main() -> None:
     parser.add_argument("--min-share", type=float, default=0.3)
     args = parser.parse_args()
     sources = [(Path(c), Path(links), int(s), int(t)) for c, links, s, t in args.pairs]
+    if any(min(s, t) < 1 for *_, s, t in sources):
+        sys.exit("columns count from 1")
     pairs = kept(*counted(sources), min_count=args.min_count, min_share=args.min_share)
-    written = set()
+    written: set[tuple[str, str]] = set()
     for src, tgt in pairs:
         for pair in ((src, tgt), (src[0].upper() + src[1:], tgt[0].upper() + tgt[1:])):
             if pair not in written:

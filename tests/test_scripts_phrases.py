@@ -22,6 +22,7 @@ PAIRS = [
     ("Merci pour le repas chaud.", "Thank you for the hot meal.", "0-0 1-2 2-3 3-5 4-4"),
     ("Merci pour tout ceci.", "Thank you for all this.", "0-0 1-2 2-3 3-4"),
     ("Merci !", "Thank you!", "0-0"),
+    ("Chat !", "Chat!", "0-0"),  # a copy alone: the readings within stand
 ]
 
 
@@ -64,3 +65,13 @@ def test_a_whole_short_pair_is_one_phrase_its_words_linked_or_not(tmp_path):
     pairs = _phrases(tmp_path, "--min-count", "1")
     assert ("Bonsoir", "Good evening") in pairs and ("Bonsoir", "Good") not in pairs
     assert ("Merci", "Thank you") in pairs  # read alone once, "Thank" twice within
+
+
+def test_links_of_another_length_than_the_corpus_are_one_line_naming_them(tmp_path):
+    corpus, links = tmp_path / "corpus.tsv", tmp_path / "links.txt"
+    corpus.write_text("The cat sleeps here.\tLe chat dort ici.\n" * 2, encoding="utf-8")
+    links.write_text("0-0 1-1 2-2 3-3\n", encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, SCRIPT, "--pairs", corpus, links, "2", "1"], capture_output=True, text=True
+    )
+    assert out.returncode == 1 and out.stderr == f"{links}: 1 lines, not one a pair of {corpus}\n"
