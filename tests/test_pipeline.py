@@ -310,11 +310,12 @@ def test_a_sentence_of_numbers_in_a_line_is_copied_and_the_others_translated(shi
     assert all(abs(sum(row) - 1) < 1e-6 for row in t.weights)
 
 
-def test_a_line_of_numbers_is_copied_by_a_model_without_attention(tiny_none_model):
-    from seq2attn_cli.decoding.translator import Translator
-
-    t = Translator.load(tiny_none_model).translate("1999")
+def test_a_line_of_numbers_is_copied_by_a_model_without_attention(shipped, monkeypatch):
+    none = dataclasses.replace(shipped.config.model, attention="none")  # its one column
+    monkeypatch.setattr(shipped, "config", dataclasses.replace(shipped.config, model=none))
+    t = shipped.translate("1999")
     assert t.text == "1999" and not t.has_attention and len(t.weights) == len(t.tgt_tokens)
+    assert all(list(row) == [1.0] for row in t.weights)
 
 
 def test_a_new_rule_is_one_line_in_the_list(shipped, model_writes, monkeypatch):
