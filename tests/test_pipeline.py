@@ -273,6 +273,7 @@ class Shout:
         ("a) 1999", "a) 1999"),  # its marker set aside first (markers.py)
         ("B) 8,97€", "B) €8.97"),
         ("14:30", "14:30"),  # as "14h30" is read
+        ("1/4 : 25 %", "1/4: 25%"),  # the percent sign as English writes it
     ],
 )
 def test_a_line_that_holds_no_word_is_copied_as_english_writes_it_not_translated(

@@ -36,6 +36,9 @@ wrote "20 ECC", "100 ability"): on the 25 dev lines with "°", newstest2013 (4) 
 XNLI (2) 14.25 -> 14.84, ud-pud (4) 12.77 -> 12.73, MTNT (8) 11.00 -> 10.77, WMT chat (7)
 35.48 -> 35.48; the translation says "degrees Celsius", not the sign.
 
+A percent sign is written against its number ("25 %" -> "25%"): the model writes it so, but a
+line of numbers copied (clean.py) kept the French space.
+
 A time of day written in one word is read as English writes it, which the model copies
 (14h30 -> 14:30, "à 9h" -> "à 9:00"): it wrote "à 14h30" as "at 2:30" and "à 11h" as "at
 11:.". On the 40 dev lines with one (all sets), BLEU without -> with: the long run's epoch 7
@@ -112,6 +115,9 @@ def read_times(text: str) -> str:
     text = RANGE.sub(lambda m: TIME.sub(clock, m.group()), text)
     return TIME.sub(lambda m: clock(m) if m[2] or WHEN.search(text, 0, m.start()) else m[0], text)
 
+
+# a percent sign after a number, spaced off as French writes it ("25 %"): a copied line kept it
+PERCENT = re.compile(r"(?<=\d) %(?!\w)")
 
 # a French ordinal in digits (2e, 21ème), which the model may copy: written 2nd, 21st; and an
 # English one it wrote with another's ending ("2ème étage" came out "2th floor")
@@ -204,6 +210,7 @@ def in_english(text: str, source: str) -> str:
     """`text` with each French number it copies from `source` (all of one or its end, as
     "234,56" of "1 234,56") in English form, and its ordinals (copied "2e", "2th") English."""
     text = FRENCH.sub(lambda m: english(m.group()) if m.group() in source else m.group(), text)
+    text = PERCENT.sub("%", text)  # "25 %" -> "25%", as the model writes a percentage
     text = ORDINAL.sub(lambda m: english_ordinal(m) if m.group() in source else m.group(), text)
     return ENGLISH_ORDINAL.sub(english_ordinal, text)
 
@@ -279,6 +286,9 @@ def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
             # the word's rows into the number's (tag placement); a runner-up has none
             _into(pieces, weights if t.has_attention else None, number_at, letters)
     pieces = _ordinals(pieces, weights if t.has_attention else None, source.read)
+    for i in range(1, len(pieces)):  # "▁25 ▁%" -> "▁25 %", as PERCENT writes it
+        if pieces[i] == WORD_START + "%" and pieces[i - 1][-1:].isdigit():
+            pieces[i] = "%"
     if t.has_attention:
         src = _signs_in_source(src, weights, source.given)
     if (pieces, src) == (t.tgt_tokens, t.src_tokens):
