@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from array import array
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
@@ -15,11 +14,11 @@ from ..config import DECODE, UNK, StoredConfig
 from ..data.subwords import EOS_PIECE, Subwords
 from ..model.int8 import is_quantized, quantize
 from ..model.seq2seq import Seq2Seq
-from .rules.clean import LINE_LIMIT, worded
+from .rules.clean import LINE_LIMIT, copied, worded
 from .rules.letters import fold
 from .rules.markers import Markers
 from .rules.parts import sentences_of
-from .rules.pipeline import Part, Pipeline, Setting
+from .rules.pipeline import Pipeline, Setting
 from .rules.urls import stand_in_urls
 from .search.batched import translate_ids
 from .search.hypothesis import Hypothesis
@@ -143,19 +142,21 @@ class Translator:
         lines = rules.read(list(texts))
         readable = [(n, part) for n, line in enumerate(lines) for part in line.parts]
         readable = [(n, part) for n, part in readable if self._readable(part.ids)]
-        todo = [(n, part) for n, part in readable if not self._copied(part)]
+        # a part that holds no word is copied (rules/clean.py), unless a piece is <unk>: the
+        # copy would lose what it stands for ("5🍕" came out "5")
+        copies = [not worded(part.read) and UNK not in part.ids for _, part in readable]
         hyps = translate_ids(
             self.model,
-            [part.ids for _, part in todo],
+            [part.ids for (_, part), copy in zip(readable, copies, strict=True) if not copy],
             beam=beam,
             batch_size=batch_size,
             threads=self.threads,
         )
         searched = iter(hyps)
         done: list[list[Translation]] = [[] for _ in lines]
-        for n, part in readable:  # a line's parts in their order, each searched or copied
-            if self._copied(part):
-                done[n].append(rules.write_part(part, *self.copied(part.ids)))
+        for (n, part), copy in zip(readable, copies, strict=True):  # in order, as they come
+            if copy:
+                done[n].append(rules.write_part(part, self.copy_of(part.ids), []))
             else:
                 done[n].append(rules.write_part(part, *self.searched(part.ids, next(searched))))
         return [rules.write(line, found) for line, found in zip(lines, done, strict=True)]
@@ -202,27 +203,11 @@ class Translator:
         _check_counts(beam=beam)
         return translated(self, text, format=format, beam=beam, glossary=glossary).text
 
-    def _copied(self, part: Part) -> bool:
-        """Whether a part is copied, not searched: it holds no word, and no piece is <unk>
-        (a copy would lose what it stands for: "5🍕" came out "5")."""
-        return not worded(part.read) and UNK not in part.ids
-
-    def copied(self, ids: list[int]) -> tuple[Translation, list[Translation]]:
-        """A part that holds no word (rules/clean.py: `worded`) as the model reads it, copied
-        piece for piece, each attending to itself as a marker does (rules/markers.py): the
-        search wrote nothing (its pieces: </s>) and has no runners-up."""
-        pieces = self.subwords.pieces(ids) + [EOS_PIECE]
-        text = self.subwords.text(pieces[:-1])
-        attends = self.config.model.attends
-        if attends:  # (tgt, src): the identity
-            weights = [array("f", [i == j for j in range(len(pieces))]) for i in range(len(pieces))]
-        else:  # --attention none: the one column of the context vector
-            weights = [array("f", [1.0]) for _ in pieces]
-        copy = Translation(
-            text, text, 0.0, pieces, pieces, weights, model_tokens=[EOS_PIECE],
-            changed_by=["clean"], attends=attends,
-        )  # fmt: skip
-        return copy, []
+    def copy_of(self, ids: list[int]) -> Translation:
+        """Source `ids` that hold no word, copied as the model reads them (rules/clean.py)."""
+        pieces = self.subwords.pieces(ids)
+        text = self.subwords.text(pieces)
+        return copied(text, pieces + [EOS_PIECE], attends=self.config.model.attends)
 
     def searched(self, ids: list[int], hyp: Hypothesis) -> tuple[Translation, list[Translation]]:
         """What the search wrote for source `ids`, before the rules: its best translation and

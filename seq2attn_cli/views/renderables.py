@@ -90,7 +90,7 @@ def sentence_view(
     )
     if picture is not None:
         lines.append(picture)
-    if has_attention and seen.diagnostics:  # none for a line the model did not write
+    if seen.diagnostics:  # none without attention, or for a line the model did not write
         lines.append(diagnostics_view(seen.diagnostics, pieces=pieces))
     if steps and not seen.steps:
         lines.append(Text("no decoding steps: the model searched nothing for this line"))
@@ -150,8 +150,6 @@ def steps_view(src: list[str], steps: list[Any]) -> RenderableType:
 
 def diagnostics_view(diag: dict[str, Any], *, pieces: bool) -> RenderableType:
     """Attention diagnostics under a heatmap (reckoned over words: said under one of pieces)."""
-    if not diag:
-        return Text("")
     over = " over words" if pieces else ""
     lines = [
         f"attention entropy{over}: {diag['mean_entropy']:.2f} nats per step "

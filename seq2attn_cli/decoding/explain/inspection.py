@@ -44,7 +44,7 @@ class Inspection:
 
     translation: Translation  # as `s2a translate` gives it, or the forced target
     steps: list[Step]
-    diagnostics: dict[str, Any]  # see diagnostics(); empty without attention
+    diagnostics: dict[str, Any]  # see diagnostics(); empty without attention or search
     forced: bool  # the translation is a given target, force-decoded
     model_text: str  # the model's own words: the translation before the rules after search
     changes: list[str]  # what those rules did, as `s2a inspect` says it (Translation.changed_by)

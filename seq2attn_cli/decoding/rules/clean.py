@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from array import array
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...data.reading import normalize
+from ...data.subwords import EOS_PIECE
 from ..translation import Translation
 from .numbers import WORDS as SIGN_WORDS
 from .urls import PLACEHOLDER
@@ -86,6 +88,20 @@ def clean(text: str, max_chars: int) -> Cleaned:
     """`text` cleaned (reading.normalize) and cut to `max_chars`."""
     cleaned = normalize(text)
     return Cleaned(cleaned[:max_chars], truncated=len(cleaned) > max_chars)
+
+
+def copied(text: str, pieces: list[str], *, attends: bool) -> Translation:
+    """A part that holds no word (`worded`) as the model reads it (`pieces` then </s>, and the
+    `text` they spell), copied piece for piece, each attending to itself as a marker does
+    (markers.py): the search wrote nothing (its pieces: </s>)."""
+    if attends:  # (tgt, src): the identity
+        weights = [array("f", [i == j for j in range(len(pieces))]) for i in range(len(pieces))]
+    else:  # --attention none: the one column of the context vector
+        weights = [array("f", [1.0]) for _ in pieces]
+    return Translation(
+        text, text, 0.0, pieces, pieces, weights, model_tokens=[EOS_PIECE],
+        changed_by=[Clean.name], attends=attends,
+    )  # fmt: skip
 
 
 def as_given(text: str, *, truncated: bool) -> Translation:

@@ -97,8 +97,8 @@ def read_degrees(m: re.Match[str]) -> str:
 # as a range's end ("de 9h à 19h", "entre 9h et 11h", "9h-18h"); spaced forms (23 h 45) are
 # left, as their words would no longer be those of the line given (alignments count those)
 HOURS_OF_TIME = r"(?!\s*(?:de |d'|d’))"  # "à 2h de Paris", "entre 2h et 3h de route"
-CLOCK = r"(?:[01]?\d|2[0-3])h(?:[0-5]\d)?"
-TIME = re.compile(rf"(?<![\w,.:])([01]?\d|2[0-3])h([0-5]\d)?(?!\w){HOURS_OF_TIME}")
+CLOCK = r"([01]?\d|2[0-3])h([0-5]\d)?"  # an hour, then its minutes if any
+TIME = re.compile(rf"(?<![\w,.:]){CLOCK}(?!\w){HOURS_OF_TIME}")
 WHEN = re.compile(r"\b(?:à|vers|dès|avant|jusqu'à|est)\s*$", re.I)
 RANGE = re.compile(
     rf"(?<![\w,.:])(?:(?:de|entre)\s+{CLOCK}\s*(?:à|et)\s*|{CLOCK}\s*-\s*){CLOCK}\b{HOURS_OF_TIME}"
