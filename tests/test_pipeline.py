@@ -306,6 +306,7 @@ def test_a_sentence_of_numbers_in_a_line_is_copied_and_the_others_translated(shi
     model_writes("I see.")
     t = shipped.translate("Je vois. 1999. Merci.")
     assert t.text == "I see. 1999. I see." and t.parts == 3
+    assert t.score == pytest.approx(-0.5)  # the searched sentences' score: the copy took no step
     words = t.word_attention
     assert words.src[2] == words.tgt[2] == "1999." and (2, 2) in t.alignment  # attends to itself
     assert all(abs(sum(row) - 1) < 1e-6 for row in t.weights)

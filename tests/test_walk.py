@@ -67,6 +67,15 @@ def test_each_step_is_what_inspect_steps_reports_for_the_pieces_the_beam_chose(
         assert got["weights"] == pytest.approx(row, abs=1e-4)
 
 
+def test_a_line_of_numbers_the_model_copies_has_no_step_to_replay_as_inspect(
+    client, translator
+) -> None:
+    walked = steps_of(client, "1999")[0]
+    assert inspect_sentence(translator, "1999").steps == []  # `s2a inspect --steps` shows none
+    assert walked["steps"] == [] and walked["translation"] == "1999"
+    assert walked["changes"] == ["left untranslated what holds no word to translate"]
+
+
 def test_the_context_drawn_is_the_weighted_sum_of_the_encoder_states_drawn(client) -> None:
     walked = steps_of(client, SENTENCE)[0]
     states = walked["encoder_states"]

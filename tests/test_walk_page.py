@@ -131,3 +131,18 @@ def test_on_a_phone_both_models_fit_and_the_buttons_work_by_keyboard(
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Enter")  # the back button
     assert page.text_content("#where").startswith("step 1 of")
+
+
+def test_a_line_the_models_copy_says_so_and_offers_no_step_to_play(
+    tiny_model, tiny_none_model, served, chromium
+) -> None:
+    url = served(tiny_model, "--compare", str(tiny_none_model))
+    page, outside = open_local(chromium, url, "walk?q=1999", width=1300)
+    page.wait_for_selector("#where:has-text('no steps to show')")
+    assert not outside, outside
+    notes = page.locator(".model .none-note").all_text_contents()
+    assert len(notes) == 2 and all("No decoding step" in n and "“1999”" in n for n in notes)
+    assert all(page.is_disabled(b) for b in ("#back", "#play", "#fwd"))
+    page.keyboard.press("End")
+    page.keyboard.press(" ")
+    assert page.text_content("#where") == "no steps to show" and not page.locator(".move").count()

@@ -5,7 +5,7 @@ numbers is too many cells for a screen, so each vector is pooled: cut into CELLS
 consecutive numbers, each shown as its mean. The mean is linear, so the pooled context is
 exactly the weighted sum of the pooled encoder states: the page can build c_t from the rows
 it shows. The steps are the ones `s2a inspect --steps` reports (inspection.steps_of), for
-the pieces the beam search chose.
+the pieces the beam search chose; none for a line s2a copies rather than searches.
 """
 
 from __future__ import annotations
@@ -80,7 +80,8 @@ def walk(translator: Translator, source: str, *, beam: int = DECODE.beam) -> Wal
     """Translate `source` as translate does, then replay the chosen pieces with every vector."""
     translation, src_ids, ids = chosen(translator, source, beam=beam)
     forced = teacher_force(translator, src_ids, ids)
-    steps = steps_of(translator, forced, ids)
+    # a line copied or written back took no step (inspection.explain): none to replay
+    steps = steps_of(translator, forced, ids) if translation.searched else []
     inputs = [START] + [s.piece for s in steps[:-1]]
     encoder_states = forced.encoded.states[0]  # (src_len, hidden); (1, hidden) for "none"
     if searched := translation.model_tokens:  # a rule changed the model's pieces: their text

@@ -123,12 +123,13 @@ def joined(parts: list[Translation]) -> Translation:
             full[-1] = row[width]
             weights.append(full)
         offset += width
-    lengths = [len(part.tgt_tokens) for part in parts]
+    # a piece's mean log-probability over the searched parts: a copy took no step to score
+    lengths = [len(part.tgt_tokens) if part.searched else 0 for part in parts]
     text = " ".join(part.text for part in parts if part.text)
     return Translation(
         source=" ".join(part.source for part in parts),
         text=text,
-        score=sum(p.score * n for p, n in zip(parts, lengths, strict=True)) / sum(lengths),
+        score=sum(p.score * n for p, n in zip(parts, lengths, strict=True)) / max(1, sum(lengths)),
         src_tokens=src,
         tgt_tokens=tgt,
         weights=weights,
