@@ -70,6 +70,13 @@ def test_inspect_shows_card_sentence_target_and_history(tiny_model):
     assert history.exit_code == 0 and history.stdout.count("after epoch") >= 5
 
 
+def test_the_card_says_how_many_times_over_each_corpus_was_seen(tiny_model):
+    config = json.loads((tiny_model / "config.json").read_text())
+    epochs = config["epochs"][-1]["epoch"]  # one corpus of weight 1: a pass an epoch
+    card = runner.invoke(app, ["inspect", "--model", str(tiny_model)], env={"COLUMNS": "300"})
+    assert f"{epochs:.2f} passes in {epochs:g} epochs" in card.stdout, card.stdout
+
+
 def test_inspect_says_the_precision_translate_decodes_in(tiny_model):
     env = {"COLUMNS": "200"}
     for flag, said in (("--quantize", "int8 weights on cpu"), ("--no-quantize", "float32 weights")):

@@ -30,6 +30,7 @@ def _mb(size: int) -> str:
 
 def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableType:
     """The model card: architecture, parameters, vocabulary, corpus, training curve, files."""
+    trained = card["epochs"][-1]["epoch"] if card["epochs"] else 0  # at its last validation
     blocks: list[RenderableType] = [
         _architecture(card["model"], card.get("decoding")),
         Text(),
@@ -37,7 +38,7 @@ def card_view(card: dict[str, Any], *, color: bool, width: int) -> RenderableTyp
         Text(),
         _kv("data", _data_rows(card)),
         Text(),
-        _kv("corpora", _corpora(card["corpus"])),
+        _kv("corpora", _corpora(card["corpus"], trained)),
     ]
     if card["epochs"]:
         blocks += [Text(), *_training(card, color=color, width=width)]
@@ -128,18 +129,21 @@ def _valid_set(valid: dict[str, Any]) -> str:
     return f"{valid['name']} ({valid['pairs']:,}{lines})"
 
 
-def _corpora(corpus: dict[str, Any]) -> list[tuple[str, str]]:
-    """Per training corpus: pairs read, skipped, held out, dropped, noisy copies and used."""
+def _corpora(corpus: dict[str, Any], epochs: float) -> list[tuple[str, str]]:
+    """Per training corpus: pairs read, skipped, held out, dropped, noisy copies and used, and
+    how many times over its examples were seen in the `epochs` trained (its passes)."""
     rows = []
     for c in corpus.get("corpora", []):
         skipped = c.get("skipped", {})
+        passes = c["per_epoch"] * epochs / max(1, c["train_examples"])
         rows.append((
             "/".join(Path(c["corpus"]).parts[-2:]),
             f"weight {c['weight']:g}: {c['pairs_read']:,} pairs read, "
             f"{counted(sum(skipped.values()), 'line')} skipped, {c['held_out']:,} held out, "
             f"{c['dropped_overlapping_valid']:,} sharing a sentence with validation, "
             f"{c['dropped_too_many_pieces']:,} too long, {c['noisy_copies']:,} noisy copies "
-            f"-> {c['train_examples']:,} examples, {c['per_epoch']:,} per epoch",
+            f"-> {c['train_examples']:,} examples, {c['per_epoch']:,} per epoch: "
+            f"{passes:.2f} passes in {epochs:g} epochs",
         ))  # fmt: skip
     return rows
 
