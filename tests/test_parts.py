@@ -75,6 +75,16 @@ def test_an_abbreviation_does_not_end_a_sentence(text):
     assert split(text, short(100)) == [text]
 
 
+def test_a_month_written_short_ends_no_sentence_before_a_year_but_before_a_capital():
+    assert split("Le 14 sept. 2001, il est parti.", short(100)) == [
+        "Le 14 sept. 2001, il est parti."
+    ]  # cut there, "2001, il est parti." had come out "Go away."
+    assert split("Il part le 14 sept. Il revient.", short(100)) == [
+        "Il part le 14 sept.",
+        "Il revient.",
+    ]
+
+
 def test_a_word_that_numbers_ends_a_sentence_before_a_capital():
     text = "Il a subi un vol. Appelez la police."
     assert split(text, short(100)) == ["Il a subi un vol.", "Appelez la police."]

@@ -169,6 +169,19 @@ def test_a_time_of_day_is_read_as_english_writes_it(source, read):
     assert Numbers().read(source)[0] == read
 
 
+@pytest.mark.parametrize(
+    ("source", "read"),
+    [
+        ("Le 14 sept. 2001, il est parti.", "Le 14 septembre 2001, il est parti."),  # "14 seven."
+        ("Le 1er janv. à Paris, en Déc. 1999.", "Le 1er janvier à Paris, en décembre 1999."),
+        ("C'est le 31 oct.", "C'est le 31 octobre."),  # its full stop also ends the sentence
+        ("Ils étaient sept. Nous étions 7.", "Ils étaient sept. Nous étions 7."),  # a number
+    ],
+)
+def test_a_month_written_short_after_a_day_or_before_a_year_is_read_whole(source, read):
+    assert Numbers().read(source)[0] == read
+
+
 def test_a_roman_number_in_a_line_in_capitals_stays_one(shipped):
     (line,) = shipped.rules.read(["AU XIXE SIÈCLE, LOUIS XIV. LA VIE."])  # "TWENTYTH CENTURY"
     read = shipped.subwords.text(shipped.subwords.pieces(line.parts[0].ids))

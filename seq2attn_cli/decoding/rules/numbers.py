@@ -1,6 +1,7 @@
 """Numbers the model copied from French written as English writes them (3,5 -> 3.5, 35 000
 -> 35,000, 2e -> 2nd), amounts signed so (12,50 € -> €12.50), ordinals, degrees and times read
-as the model knows them (XIXe -> 19e, 20 °C -> 20 degrés Celsius, 14h30 -> 14:30).
+as the model knows them (XIXe -> 19e, 20 °C -> 20 degrés Celsius, 14h30 -> 14:30, 14 sept.
+-> 14 septembre).
 
 The model copies most numbers piece by piece, and so keeps their French form: of the 83
 decimal numbers of newstest2013's French side, the embedded model wrote 38 with their comma
@@ -44,6 +45,12 @@ A time of day written in one word is read as English writes it, which the model 
 11:.". On the 40 dev lines with one (all sets), BLEU without -> with: the long run's epoch 7
 15.85 -> 19.62 (chrF 44.22 -> 45.43), the embedded model 20.08 -> 20.71 (chrF 46.83 -> 46.58:
 it had written some evening hours in 12-hour form, "20h" as "8:00").
+
+A month written short is read whole after a day's number or before a year (14 sept. 2001 ->
+14 septembre 2001), and ends no sentence before a number (parts.py). Of the dev sets, two
+XNLI lines hold one: the long run's epoch 9 wrote "1er juil. 2003 - 5 sept. 2003" as "1 Juil.
+2003 - 5 seven. 2003" before, "1 July 2003 - 5 September 2003" after (the embedded model
+alike); "14 Sept. 2001" as "14 Sept. 2001" before, "14 September 2001" after.
 """
 
 from __future__ import annotations
@@ -114,6 +121,34 @@ def read_times(text: str) -> str:
 
     text = RANGE.sub(lambda m: TIME.sub(clock, m.group()), text)
     return TIME.sub(lambda m: clock(m) if m[2] or WHEN.search(text, 0, m.start()) else m[0], text)
+
+
+# a month written short (janv., sept., déc.), read whole after a day's number or before a year
+# ("14 sept. 2001" -> "14 septembre 2001"), which the model knows: it wrote "Le 14 sept. 2001"
+# as "14 seven. 2001" (sept is seven), "le 3 janv." as "on 3 Jan." only now and then; a short
+# month neither after a day nor before a year is left ("ils étaient sept.")
+MONTHS = {
+    "janv": "janvier", "févr": "février", "fév": "février", "avr": "avril", "juil": "juillet",
+    "sept": "septembre", "oct": "octobre", "nov": "novembre", "déc": "décembre",
+}  # fmt: skip
+SHORT_MONTH = re.compile(
+    rf"(?:(?<=\b\d )|(?<=\b[12]\d )|(?<=\b3[01] )|(?<=\b1er ))({'|'.join(MONTHS)})\.(?!\w)"
+    rf"|\b({'|'.join(MONTHS)})\.(?= (?:1[5-9]|20)\d\d\b)",
+    re.IGNORECASE,
+)
+
+
+LAST = re.compile(r"[\"'»”)\]]*\s*$")  # what may follow a sentence's last word
+
+
+def read_months(text: str) -> str:
+    """`text` with a month written short read whole: "14 sept. 2001" -> "14 septembre 2001";
+    its full stop kept where it also ends the sentence ("le 31 oct." -> "le 31 octobre.")."""
+
+    def whole(m: re.Match[str]) -> str:
+        return MONTHS[(m[1] or m[2]).lower()] + ("." if LAST.match(text, m.end()) else "")
+
+    return SHORT_MONTH.sub(whole, text)
 
 
 # a percent sign after a number, spaced off as French writes it ("25 %"): a copied line kept it
@@ -231,9 +266,9 @@ class Numbers:
 
     def read(self, text: str) -> tuple[str, Source]:
         """The text with each amount's sign read as its word, Roman ordinals in digits, degrees
-        in words and times as English writes them; remembered both ways."""
+        in words, times as English writes them and short months whole; remembered both ways."""
         read = DEGREES.sub(read_degrees, ROMAN.sub(read_roman, AMOUNT.sub(read_amount, text)))
-        read = read_times(read)
+        read = read_months(read_times(read))
         return read, Source(given=text, read=read)
 
     def write(self, t: Translation, memo: Source) -> Translation:
