@@ -75,14 +75,24 @@ def test_an_abbreviation_does_not_end_a_sentence(text):
     assert split(text, short(100)) == [text]
 
 
-def test_a_month_written_short_ends_no_sentence_before_a_year_but_before_a_capital():
-    assert split("Le 14 sept. 2001, il est parti.", short(100)) == [
-        "Le 14 sept. 2001, il est parti."
-    ]  # cut there, "2001, il est parti." had come out "Go away."
-    assert split("Il part le 14 sept. Il revient.", short(100)) == [
-        "Il part le 14 sept.",
-        "Il revient.",
-    ]
+@pytest.mark.parametrize(
+    "text", ["Le 14 sept. 2001, il est parti.", "Il est là depuis sept. 2019, ou oct. 2018."]
+)
+def test_a_month_written_short_ends_no_sentence_before_a_year(text):
+    assert split(text, short(100)) == [text]  # cut there, "2001, il…" had come out "Go away."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Il part le 14 sept. C'est loin.",
+        "Il arrive le 2 nov. 15 personnes l'attendent.",
+        "Nous étions sept. 2000 personnes attendaient.",  # seven, not September
+        "Ils étaient sept. L'un est parti.",
+    ],
+)
+def test_a_month_or_seven_ends_a_sentence_before_anything_but_a_year(text):
+    assert len(split(text, short(100))) == 2
 
 
 def test_a_word_that_numbers_ends_a_sentence_before_a_capital():

@@ -176,6 +176,10 @@ def test_a_time_of_day_is_read_as_english_writes_it(source, read):
         ("Le 1er janv. à Paris, en Déc. 1999.", "Le 1er janvier à Paris, en décembre 1999."),
         ("C'est le 31 oct.", "C'est le 31 octobre."),  # its full stop also ends the sentence
         ("Ils étaient sept. Nous étions 7.", "Ils étaient sept. Nous étions 7."),  # a number
+        ("Nous étions sept. 2000 personnes", "Nous étions sept. 2000 personnes"),  # seven
+        ("En sept. 2001 puis le 14 juill. 2002", "En septembre 2001 puis le 14 juillet 2002"),
+        ("Oct. 2001, le 3 Déc.", "Octobre 2001, le 3 décembre."),
+        ("Le 14 sept... Le 2 nov.", "Le 14 septembre... Le 2 novembre."),
     ],
 )
 def test_a_month_written_short_after_a_day_or_before_a_year_is_read_whole(source, read):

@@ -47,7 +47,7 @@ A time of day written in one word is read as English writes it, which the model 
 it had written some evening hours in 12-hour form, "20h" as "8:00").
 
 A month written short is read whole after a day's number or before a year (14 sept. 2001 ->
-14 septembre 2001), and ends no sentence before a number (parts.py). Of the dev sets, two
+14 septembre 2001), and ends no sentence before a year (parts.py). Of the dev sets, two
 XNLI lines hold one: the long run's epoch 9 wrote "1er juil. 2003 - 5 sept. 2003" as "1 Juil.
 2003 - 5 seven. 2003" before, "1 July 2003 - 5 September 2003" after (the embedded model
 alike); "14 Sept. 2001" as "14 Sept. 2001" before, "14 September 2001" after.
@@ -125,20 +125,27 @@ def read_times(text: str) -> str:
 
 # a month written short (janv., sept., déc.), read whole after a day's number or before a year
 # ("14 sept. 2001" -> "14 septembre 2001"), which the model knows: it wrote "Le 14 sept. 2001"
-# as "14 seven. 2001" (sept is seven), "le 3 janv." as "on 3 Jan." only now and then; a short
-# month neither after a day nor before a year is left ("ils étaient sept.")
+# as "14 seven. 2001" (sept is seven), "le 3 janv." as "on 3 Jan." only now and then. "sept."
+# before a year is read so only after a word that dates ("en sept. 2001"): it is as often the
+# number ("Nous étions sept. 2000 personnes attendaient.").
 MONTHS = {
-    "janv": "janvier", "févr": "février", "fév": "février", "avr": "avril", "juil": "juillet",
-    "sept": "septembre", "oct": "octobre", "nov": "novembre", "déc": "décembre",
+    "janv": "janvier", "févr": "février", "fév": "février", "fevr": "février", "fev": "février",
+    "avr": "avril", "juil": "juillet", "juill": "juillet", "sept": "septembre",
+    "oct": "octobre", "nov": "novembre", "déc": "décembre", "dec": "décembre",
 }  # fmt: skip
+ANY_MONTH = "|".join(MONTHS)
+DAY = r"(?:(?<=\b\d )|(?<=\b[12]\d )|(?<=\b3[01] )|(?<=\b1er ))"
+SINCE = "".join(rf"|(?<=\b{w} )" for w in ("en", "de", "depuis", "dès", "fin", "début"))[1:]
+YEAR = re.compile(r" (?:1[5-9]|20)\d\d\b")  # after a month's full stop
 SHORT_MONTH = re.compile(
-    rf"(?:(?<=\b\d )|(?<=\b[12]\d )|(?<=\b3[01] )|(?<=\b1er ))({'|'.join(MONTHS)})\.(?!\w)"
-    rf"|\b({'|'.join(MONTHS)})\.(?= (?:1[5-9]|20)\d\d\b)",
+    rf"{DAY}({ANY_MONTH})\.(?!\w)"
+    rf"|(?:{SINCE})({ANY_MONTH})\.(?={YEAR.pattern})"
+    rf"|\b({'|'.join(m for m in MONTHS if m != 'sept')})\.(?={YEAR.pattern})",
     re.IGNORECASE,
 )
-
-
-LAST = re.compile(r"[\"'»”)\]]*\s*$")  # what may follow a sentence's last word
+# after a month's full stop, what shows that the stop also ends the sentence: the line's end
+# (closing quotes or brackets aside), an ellipsis's other dots, a sentence's first letter
+ALSO_AN_END = re.compile(r"""[\"'»”)\]]*\s*$|\.|\s+[A-ZÀ-Ý]""")
 
 
 def read_months(text: str) -> str:
@@ -146,9 +153,18 @@ def read_months(text: str) -> str:
     its full stop kept where it also ends the sentence ("le 31 oct." -> "le 31 octobre.")."""
 
     def whole(m: re.Match[str]) -> str:
-        return MONTHS[(m[1] or m[2]).lower()] + ("." if LAST.match(text, m.end()) else "")
+        month = MONTHS[next(filter(None, m.groups())).lower()]
+        month = month.capitalize() if m.start() == 0 else month  # "Oct. 2001 fut…"
+        return month + ("." if ALSO_AN_END.match(text, m.end()) else "")
 
     return SHORT_MONTH.sub(whole, text)
+
+
+def dated(text: str, start: int) -> bool:
+    """Whether a month written short starts at `start` and a year follows its full stop: the
+    stop ends no sentence ("14 sept. 2001, il…"; parts.py)."""
+    m = SHORT_MONTH.match(text, start)
+    return m is not None and YEAR.match(text, m.end()) is not None
 
 
 # a percent sign after a number, spaced off as French writes it ("25 %"): a copied line kept it

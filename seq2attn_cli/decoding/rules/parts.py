@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from ...data.subwords import EOS_PIECE
 from ..translation import Translation, distinct
 from .markers import MARKER, SIGNS
-from .numbers import MONTHS
+from .numbers import dated
 
 if TYPE_CHECKING:
     from .pipeline import Setting
@@ -43,9 +43,8 @@ SENTENCE_END = re.compile(
 TITLES = {"M", "MM", "Mme", "Mmes", "Mlle", "Mlles", "Me", "Dr", "Pr", "St", "Ste", "Mgr"}
 ABBREVIATIONS = {"cf", "chap", "fig", "env", "éd", "vs", "coll", "réf", "tél", "av", "apr"}
 NUMBER = re.compile(r"\d|[IVXLCDM]+\b|[A-Z]\.")  # 12, II, L. (the article L. 121-1)
-# before a number only: words too ("un vol."), names ("Al.") and smileys (":p. Mais"); and a
-# month written short before a year ("14 sept. 2001": cut there, "2001" came out "Go away.")
-NUMBERING = {"p", "pp", "art", "vol", "no", "n", "t", "ch", "ex", "sect", "ann", *MONTHS}
+# before a number only: words too ("un vol."), names ("Al.") and smileys (":p. Mais")
+NUMBERING = {"p", "pp", "art", "vol", "no", "n", "t", "ch", "ex", "sect", "ann"}
 CLAUSE_MARK = re.compile(r"[;:,]\s+|\s+[-–—]\s+")
 SPACE = re.compile(r"\s+")
 
@@ -85,6 +84,8 @@ def sentences_of(text: str) -> list[str]:
     parts, start = [], 0
     for m in SENTENCE_END.finditer(text):
         if m.group().startswith(f"{m.group(1)}.") and not_an_end(m.group(1), text[m.end() :]):
+            continue
+        if dated(text, m.start()):  # "14 sept. 2001": cut there, "2001" came out "Go away."
             continue
         if m.start() == 0 and (marker := MARKER.match(text)) and marker.end() == m.end():
             continue  # "1. Ouvrez": a list item's number (markers.py), not a sentence
