@@ -21,7 +21,9 @@ import sys
 import unicodedata
 from pathlib import Path
 
+from seq2attn_cli.config import TrainConfig
 from seq2attn_cli.data.reading import read_pairs
+from seq2attn_cli.decoding.rules.clean import LINE_LIMIT
 
 S2A = Path(sys.executable).with_name("s2a")
 BUCKETS = ("1-5", "6-10", "11-15", "16-20", "21-30", "31+")
@@ -84,7 +86,8 @@ def evaluated(test: Path, model: Path, previous: Path) -> list[dict]:
 
 def noisy(test: Path, work: Path) -> list[Path]:
     """`test` with its French accents stripped, and in lower case (references untouched)."""
-    pairs, _ = read_pairs(test)
+    longest = LINE_LIMIT * TrainConfig().max_chars  # as evaluate reads a test: all translate takes
+    pairs, _ = read_pairs(test, max_chars=longest)
 
     def bare(text: str) -> str:
         return "".join(

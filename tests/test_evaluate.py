@@ -115,6 +115,23 @@ def test_evaluate_refuses_malformed_lines_unless_told_to_skip_them(tiny_model, t
     )
 
 
+def test_a_test_line_as_long_as_translate_takes_is_scored_and_a_longer_one_refused(
+    tiny_model, tmp_path
+):
+    pairs = toy_pairs(6, seed=4)
+    paragraph = " ".join(s for s, _ in toy_pairs(200, seed=5))  # a paragraph, as WMT24++ has
+    reference = " ".join(t for _, t in toy_pairs(200, seed=5))
+    assert 1_000 < len(paragraph) < 10_000 and 1_000 < len(reference) < 10_000
+    test = write_tsv(tmp_path / "test.tsv", [*pairs, (paragraph, reference)])
+    args = ["evaluate", str(test), "--model", str(tiny_model), "--format", "json"]
+    scored = runner.invoke(app, args)
+    assert scored.exit_code == 0, scored.output
+    assert json.loads(scored.stdout)["sentences"] == 7
+    too_long = write_tsv(tmp_path / "long.tsv", [*pairs, ("mot " * 2_600, "word")])
+    refused = runner.invoke(app, ["evaluate", str(too_long), "--model", str(tiny_model)])
+    assert refused.exit_code == 2 and "line 7" in refused.stderr and "too long" in refused.stderr
+
+
 def test_a_test_file_ending_in_blank_lines_is_scored(tiny_model, tmp_path):
     lines = [f"{s}\t{t}\r\n" for s, t in toy_pairs(8, seed=4)]
     test = tmp_path / "crlf.tsv"

@@ -74,7 +74,10 @@ def evaluate(
         from ..views.renderables import evaluation_view
 
         directories = [model_dir(model)] + [model_dir(c, option="--compare") for c in compare or []]
-        pairs, skipped = _read_test(test, src_col=src_col, tgt_col=tgt_col, skip_bad=skip_bad)
+        longest = min(_longest_line(d) for d in directories)
+        pairs, skipped = _read_test(
+            test, src_col=src_col, tgt_col=tgt_col, skip_bad=skip_bad, max_chars=longest
+        )
         batch = {"batch_size": batch_size}
         translators = [  # every model loads before any translating: a bad one fails at once
             load_translator(d, device=device, threads=threads, quantize=quantize)
@@ -110,13 +113,22 @@ def evaluate(
             console.print(evaluation_view(results, color=use_color(console), width=console.width))
 
 
+def _longest_line(directory: Path) -> int:
+    """The longest line `s2a translate` takes with the model in `directory`, in characters: a
+    test line up to it is scored (WMT24++'s paragraphs run past the model's 1,000)."""
+    from ..checkpoint import read_config
+    from ..decoding.rules.clean import LINE_LIMIT
+
+    return LINE_LIMIT * read_config(directory / "config.json").training.max_chars
+
+
 def _read_test(
-    test: Path, *, src_col: int, tgt_col: int, skip_bad: bool
+    test: Path, *, src_col: int, tgt_col: int, skip_bad: bool, max_chars: int
 ) -> tuple[list[tuple[str, str]], int]:
     """The test pairs and how many malformed lines were skipped; without --skip-bad, none may be."""
     from ..data.reading import read_pairs
 
-    pairs, read = read_pairs(test, src_col=src_col, tgt_col=tgt_col)
+    pairs, read = read_pairs(test, src_col=src_col, tgt_col=tgt_col, max_chars=max_chars)
     _forget_trailing_blanks(read)
     skipped = sum(read.skipped.values())
     lines = f"{skipped} malformed line{'s' * (skipped != 1)}"
