@@ -18,30 +18,32 @@ pytestmark = pytest.mark.skipif(
 
 def open_local(browser: Any, url: str, path: str, *, width: int = 1000, phone: bool = False):
     """A page of `browser` at url + path that refuses anything beyond the server (no CDN,
-    no fonts); the page and the list of addresses it refused."""
+    no fonts); the page and what went wrong on it, growing as it runs: the addresses it was
+    refused and its script errors."""
     viewport = {"width": width, "height": 800}
     page = browser.new_page(viewport=viewport, has_touch=phone, is_mobile=phone)
-    outside: list[str] = []
+    faults: list[str] = []
 
     def local_only(route) -> None:
         if route.request.url.startswith(url):
             route.continue_()
         else:
-            outside.append(route.request.url)
+            faults.append(route.request.url)
             route.abort()
 
     page.route("**/*", local_only)
+    page.on("pageerror", lambda error: faults.append(f"script error: {error}"))
     page.goto(url + path)
-    return page, outside
+    return page, faults
 
 
 def open_page(browser: Any, url: str, sentence: str, *, width: int = 1000, phone: bool = False):
     """The page at / with `sentence` translated."""
-    page, outside = open_local(browser, url, "", width=width, phone=phone)
+    page, faults = open_local(browser, url, "", width=width, phone=phone)
     page.fill("#text", sentence)
     page.click("#go")
     page.wait_for_function("document.querySelector('#output').textContent.length > 0")
-    assert not outside, outside
+    assert not faults, faults
     return page
 
 
