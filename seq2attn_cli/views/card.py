@@ -136,15 +136,14 @@ def _corpora(corpus: dict[str, Any], epochs: float) -> list[tuple[str, str]]:
     for c in corpus.get("corpora", []):
         skipped = c.get("skipped", {})
         passes = c["per_epoch"] * epochs / max(1, c["train_examples"])
-        seen = f": {passes:.2f} passes in {epochs:g} epoch{'' if epochs == 1 else 's'}"
+        seen = f": {passes:.2f} passes in {epochs:g} epoch{'s' * (epochs != 1)}" if epochs else ""
         rows.append((
             "/".join(Path(c["corpus"]).parts[-2:]),
             f"weight {c['weight']:g}: {c['pairs_read']:,} pairs read, "
             f"{counted(sum(skipped.values()), 'line')} skipped, {c['held_out']:,} held out, "
             f"{c['dropped_overlapping_valid']:,} sharing a sentence with validation, "
             f"{c['dropped_too_many_pieces']:,} too long, {c['noisy_copies']:,} noisy copies "
-            f"-> {c['train_examples']:,} examples, {c['per_epoch']:,} per epoch"
-            f"{seen if epochs else ''}",
+            f"-> {c['train_examples']:,} examples, {c['per_epoch']:,} per epoch{seen}",
         ))  # fmt: skip
     return rows
 

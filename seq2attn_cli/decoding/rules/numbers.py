@@ -139,8 +139,8 @@ SINCE = "".join(rf"|(?<=\b{w} )" for w in ("en", "de", "depuis", "dès", "fin", 
 YEAR = re.compile(r" (?:1[5-9]|20)\d\d\b")  # after a month's full stop
 SHORT_MONTH = re.compile(
     rf"{DAY}({ANY_MONTH})\.(?!\w)"
-    rf"|(?:{SINCE})({ANY_MONTH})\.(?={YEAR.pattern})"
-    rf"|\b({'|'.join(m for m in MONTHS if m != 'sept')})\.(?={YEAR.pattern})",
+    rf"|\b({'|'.join(m for m in MONTHS if m != 'sept')})\.(?={YEAR.pattern})"
+    rf"|(?:{SINCE})(sept)\.(?={YEAR.pattern})",
     re.IGNORECASE,
 )
 # after a month's full stop, what shows that the stop also ends the sentence: the line's end
