@@ -21,9 +21,9 @@ import sys
 import unicodedata
 from pathlib import Path
 
-from seq2attn_cli.config import TrainConfig
+from seq2attn_cli.checkpoint import read_config
 from seq2attn_cli.data.reading import read_pairs
-from seq2attn_cli.decoding.rules.clean import LINE_LIMIT
+from seq2attn_cli.decoding.rules.clean import longest_line
 
 S2A = Path(sys.executable).with_name("s2a")
 BUCKETS = ("1-5", "6-10", "11-15", "16-20", "21-30", "31+")
@@ -84,10 +84,10 @@ def evaluated(test: Path, model: Path, previous: Path) -> list[dict]:
     return [{**m, "sentences": scored["sentences"]} for m in scored["models"]]
 
 
-def noisy(test: Path, work: Path) -> list[Path]:
+def noisy(test: Path, work: Path, model: Path) -> list[Path]:
     """`test` with its French accents stripped, and in lower case (references untouched)."""
-    longest = LINE_LIMIT * TrainConfig().max_chars  # as evaluate reads a test: all translate takes
-    pairs, _ = read_pairs(test, max_chars=longest)
+    max_chars = read_config(model / "config.json").training.max_chars
+    pairs, _ = read_pairs(test, max_chars=longest_line(max_chars))  # as evaluate reads a test
 
     def bare(text: str) -> str:
         return "".join(
@@ -180,7 +180,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("card-work"))
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    tests = list(args.sets) + (noisy(args.noisy, args.work) if args.noisy else [])
+    tests = list(args.sets) + (noisy(args.noisy, args.work, args.model) if args.noisy else [])
     figures = {}
     for test in tests:
         print(f"scoring {test.name}", file=sys.stderr)

@@ -14,7 +14,7 @@ from ..config import DECODE, UNK, StoredConfig
 from ..data.subwords import EOS_PIECE, Subwords
 from ..model.int8 import is_quantized, quantize
 from ..model.seq2seq import Seq2Seq
-from .rules.clean import LINE_LIMIT, copied, worded
+from .rules.clean import copied, longest_line, worded
 from .rules.letters import fold
 from .rules.markers import Markers
 from .rules.parts import sentences_of
@@ -81,7 +81,7 @@ class Translator:
     @property
     def longest_line(self) -> int:
         """The longest line `translate` takes whole, in characters (rules/clean.py)."""
-        return LINE_LIMIT * self.max_chars
+        return longest_line(self.max_chars)
 
     @property
     def precision(self) -> str:

@@ -45,6 +45,11 @@ LETTER = re.compile(r"[^\W\d_]")
 STAND_INS = re.compile(rf"\b(?:{PLACEHOLDER}|{'|'.join(SIGN_WORDS.values())})\b")
 
 
+def longest_line(max_chars: int) -> int:
+    """The longest line translated whole by a model trained on `max_chars`, in characters."""
+    return LINE_LIMIT * max_chars
+
+
 @dataclass(frozen=True)
 class Cleaned:
     """A line as the user gave it, cleaned: the source of its translation."""
@@ -64,7 +69,7 @@ class Clean:
     @classmethod
     def of(cls, setting: Setting) -> Clean:
         """The rule for a model (pipeline.Setting): every model has it."""
-        return cls(max_chars=LINE_LIMIT * setting.max_chars)
+        return cls(max_chars=longest_line(setting.max_chars))
 
     def read(self, text: str) -> tuple[str, Cleaned]:
         """The line cleaned and cut to max_chars (LINE_LIMIT times the model's)."""
