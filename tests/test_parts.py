@@ -76,7 +76,12 @@ def test_an_abbreviation_does_not_end_a_sentence(text):
 
 
 @pytest.mark.parametrize(
-    "text", ["Le 14 sept. 2001, il est parti.", "Il est là depuis sept. 2019, ou oct. 2018."]
+    "text",
+    [
+        "Le 14 sept. 2001, il est parti.",
+        "Il est là depuis sept. 2019, ou oct. 2018.",
+        "Sept. 2001 fut terrible.",  # a heading's date: "Come on. 2001 was terrible."
+    ],
 )
 def test_a_month_written_short_ends_no_sentence_before_a_year(text):
     assert split(text, short(100)) == [text]  # cut there, "2001, il…" had come out "Go away."

@@ -126,8 +126,9 @@ def read_times(text: str) -> str:
 # a month written short (janv., sept., déc.), read whole after a day's number or before a year
 # ("14 sept. 2001" -> "14 septembre 2001"), which the model knows: it wrote "Le 14 sept. 2001"
 # as "14 seven. 2001" (sept is seven), "le 3 janv." as "on 3 Jan." only now and then. "sept."
-# before a year is read so only after a word that dates ("en sept. 2001"): it is as often the
-# number ("Nous étions sept. 2000 personnes attendaient.").
+# before a year is read so only after a word that dates ("en sept. 2001") or at a line's start
+# (a heading: "Sept. 2001 : …"): elsewhere it is as often the number ("Nous étions sept. 2000
+# personnes attendaient.").
 MONTHS = {
     "janv": "janvier", "févr": "février", "fév": "février", "fevr": "février", "fev": "février",
     "avr": "avril", "juil": "juillet", "juill": "juillet", "sept": "septembre",
@@ -140,7 +141,7 @@ YEAR = re.compile(r" (?:1[5-9]|20)\d\d\b")  # after a month's full stop
 SHORT_MONTH = re.compile(
     rf"{DAY}({ANY_MONTH})\.(?!\w)"
     rf"|\b({'|'.join(m for m in MONTHS if m != 'sept')})\.(?={YEAR.pattern})"
-    rf"|(?:{SINCE})(sept)\.(?={YEAR.pattern})",
+    rf"|(?:^|{SINCE})(sept)\.(?={YEAR.pattern})",
     re.IGNORECASE,
 )
 # after a month's full stop, what shows that the stop also ends the sentence: the line's end
