@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 from ...data.subwords import EOS_PIECE
 from ..translation import Translation, distinct
+from .dates import dated
 from .markers import MARKER, SIGNS
-from .numbers import dated
 
 if TYPE_CHECKING:
     from .pipeline import Setting
