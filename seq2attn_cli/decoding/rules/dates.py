@@ -74,10 +74,13 @@ ALSO_AN_END = re.compile(r"""[\"'»”)\]]*\s*$|\.|\s+[A-ZÀ-Ý]""")
 def read_months(text: str) -> str:
     """`text` with a month written short read whole: "14 sept. 2001" -> "14 septembre 2001";
     its full stop kept where it also ends the sentence ("le 31 oct." -> "le 31 octobre.")."""
+    # in lower case at a line's start too: both models know a month so and garble it
+    # capitalised ("Septembre 2001 fut terrible." came out "Seven 2001 was terrible.",
+    # "Novembre 2019" "No 20199." and "Notice of 2019", "Février 2010" "Fighter 2010." and
+    # "2010"; lower case: "September 2001 was terrible.", "November 2019", "February 2010")
 
     def whole(m: re.Match[str]) -> str:
         month = MONTHS[next(filter(None, m.groups())).lower()]
-        month = month.capitalize() if m.start() == 0 else month  # "Oct. 2001 fut…"
         return month + ("." if ALSO_AN_END.match(text, m.end()) else "")
 
     return SHORT_MONTH.sub(whole, text)
