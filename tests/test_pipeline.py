@@ -304,12 +304,13 @@ def test_a_line_that_holds_no_word_is_copied_as_english_writes_it_not_translated
     assert t.alignment and t.alternatives == []
 
 
-def test_a_line_of_numbers_with_a_character_the_model_cannot_read_is_searched_not_cut(
-    shipped, model_writes
-):
-    model_writes("Five pizzas.")
-    t = shipped.translate("5🍕")  # a copy wrote "5", the pizza lost unsaid
-    assert t.text == "Five pizzas." and t.searched
+def test_a_symbol_against_a_number_is_kept_and_the_number_too(shipped):
+    # read as "5<unk>", the search wrote "5,000." (a copy of what it read, "5")
+    assert shipped.translate("5🍕").text == "5 🍕"
+    assert shipped.translate("J'ai mangé 5🍕.").text == "I ate 5 🍕."  # was "I ate 5,000."
+    assert shipped.translate("Merci😀").text == "Thank you 😀."  # was "Thanks for you."
+    digits = shipped.translate("12 ٣٤")  # digits without a piece: copied as given, not searched
+    assert digits.text == "12 ٣٤" and not digits.searched
 
 
 def test_inspect_shows_no_steps_for_a_line_the_model_did_not_write(shipped):

@@ -274,7 +274,10 @@ def _warn(t: Any, place: str, unknown: list[str]) -> None:
         )
     if unknown:
         runs = ", ".join(f'"{run}"' for run in unknown)
-        done = "written as given" if not t.tgt_tokens else "translated without them"
+        # written back where the line or its part was not searched ("🍕🍕", "5🍕"): kept
+        done = (
+            "written as given" if all(r in t.text for r in unknown) else "translated without them"
+        )
         err.print(
             f"[yellow]warning:[/] {escape(place)}: the model knows no piece for "
             f"{escape(runs)}; {done}",

@@ -18,7 +18,7 @@ from .rules.clean import copied, longest_line, worded
 from .rules.letters import fold
 from .rules.markers import Markers
 from .rules.parts import sentences_of
-from .rules.pipeline import Pipeline, Setting
+from .rules.pipeline import Part, Pipeline, Setting
 from .rules.urls import stand_in_urls
 from .search.batched import translate_ids
 from .search.hypothesis import Hypothesis
@@ -142,9 +142,7 @@ class Translator:
         lines = rules.read(list(texts))
         readable = [(n, part) for n, line in enumerate(lines) for part in line.parts]
         readable = [(n, part) for n, part in readable if self._readable(part.ids)]
-        # a part that holds no word is copied (rules/clean.py), unless a piece is <unk>: the
-        # copy would lose what it stands for ("5🍕" came out "5")
-        copies = [not worded(part.read) and UNK not in part.ids for _, part in readable]
+        copies = [not worded(part.read) for _, part in readable]  # rules/clean.py
         hyps = translate_ids(
             self.model,
             [part.ids for (_, part), copy in zip(readable, copies, strict=True) if not copy],
@@ -156,7 +154,7 @@ class Translator:
         done: list[list[Translation]] = [[] for _ in lines]
         for (n, part), copy in zip(readable, copies, strict=True):  # in order, as they come
             if copy:
-                done[n].append(rules.write_part(part, self.copy_of(part.ids), []))
+                done[n].append(rules.write_part(part, self.copy_of(part), []))
             else:
                 done[n].append(rules.write_part(part, *self.searched(part.ids, next(searched))))
         return [rules.write(line, found) for line, found in zip(lines, done, strict=True)]
@@ -203,10 +201,12 @@ class Translator:
         _check_counts(beam=beam)
         return translated(self, text, format=format, beam=beam, glossary=glossary).text
 
-    def copy_of(self, ids: list[int]) -> Translation:
-        """Source `ids` that hold no word, copied as the model reads them (rules/clean.py)."""
-        pieces = self.subwords.pieces(ids)
-        text = self.subwords.text(pieces)
+    def copy_of(self, part: Part) -> Translation:
+        """A part that holds no word, copied as the model reads it (rules/clean.py)."""
+        pieces = self.subwords.pieces(part.ids)
+        # what no piece holds (<unk>) is copied as the line gave it: "5🍕" stays "5🍕" (the
+        # pieces spell "5 ⁇"); searched, it had come out "5,000.", copied as read "5"
+        text = part.read if UNK in part.ids else self.subwords.text(pieces)
         return copied(text, pieces + [EOS_PIECE], attends=self.config.model.attends)
 
     def searched(self, ids: list[int], hyp: Hypothesis) -> tuple[Translation, list[Translation]]:
