@@ -24,7 +24,9 @@ garbled, and a mention or a hashtag (@jean_dupont, #vacances; the dev sets' 83 l
 hold one: BLEU 15.83 -> 22.23).
 
 An emoji or other symbol the model has no piece for is read the same way, spaced off a word it
-stands against ("5🍕" is "5 URL": read "5<unk>", it came out "5,000."): the model read one as
+stands against ("5🍕" is "5 URL": read "5<unk>", it came out "5,000."; the 46 dev lines with
+one, mostly MTNT's "^mots" and "~~barrés~~": BLEU 18.51 -> 20.00, chrF 44.25 -> 44.51, the
+embedded model; some get "^'s"): the model read one as
 <unk> and made a word up for it ("J'aime les 🍕 et les 🍔." -> "I like the clock and the
 clock."; "Je bois du ☕ le matin." -> "I drink the morning in the morning."); read as URL, "I
 like 🍕 and 🍔." and "I drink ☕ the morning.". A line of nothing else is written back as
