@@ -129,7 +129,17 @@ def test_a_test_line_as_long_as_translate_takes_is_scored_and_a_longer_one_refus
     assert json.loads(scored.stdout)["sentences"] == 7
     too_long = write_tsv(tmp_path / "long.tsv", [*pairs, ("mot " * 2_600, "word")])
     refused = runner.invoke(app, ["evaluate", str(too_long), "--model", str(tiny_model)])
-    assert refused.exit_code == 2 and "line 7" in refused.stderr and "too long" in refused.stderr
+    assert refused.exit_code == 2 and "line 7" in refused.stderr
+    assert "too long (over 10,000 characters)" in refused.stderr  # the limit it passed
+
+
+def test_evaluate_refuses_one_column_as_both_source_and_reference(tiny_model, tmp_path):
+    test = write_tsv(tmp_path / "test.tsv", toy_pairs(4, seed=3))
+    args = ["evaluate", str(test), "--model", str(tiny_model), "--src-col", "2", "--tgt-col", "2"]
+    refused = runner.invoke(app, args)  # it had scored the references against themselves
+    assert refused.exit_code == 2 and refused.stdout == ""
+    said = f"s2a: error: {test}: columns must be two different numbers from 1 up\n"
+    assert refused.stderr == said
 
 
 def test_a_test_file_ending_in_blank_lines_is_scored(tiny_model, tmp_path):

@@ -64,7 +64,7 @@ FAILING = {  # kind -> what the one error line must say (beside the file name)
     "invalid-utf8": "invalid UTF-8: 20 lines (first: line 1)",
     "utf16": "(first: line 1)",
     "one-column": "no tab: 20 lines (first: line 1)",
-    "only-huge-line": "too long: 1 line (first: line 1)",
+    "only-huge-line": "too long (over 1,000 characters): 1 line (first: line 1)",
     "too-few-pairs": "too few to hold out a validation set",
     "directory": "is a directory",
     "missing": "no such file",

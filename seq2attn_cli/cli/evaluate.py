@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from ..config import DECODE
+from ..config import DECODE, CorpusSpec
 from .common import (
     BatchSize,
     Beam,
@@ -65,6 +65,10 @@ def evaluate(
 
     if format not in ("text", "json"):
         fail(f"--format must be text or json (one JSON object), not {format!r}")
+    try:  # the columns' rule, as training reads a corpus
+        CorpusSpec(path=str(test), src_col=src_col, tgt_col=tgt_col)
+    except ValueError as problem:
+        fail(str(problem))
     if output:
         check_output(output, "--output", reads=(test,))
     with handled(debug):

@@ -36,6 +36,7 @@ class ReadReport:
     kept: int = 0
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> count
     first_line: dict[str, int] = field(default_factory=dict)  # reason -> first line number
+    max_chars: int = 0  # the longest side kept, said with "too long"
 
     def skip(self, reason: str, line_no: int) -> None:
         """Count one skipped line under its reason."""
@@ -53,8 +54,10 @@ class ReadReport:
 
     def summary(self) -> str:
         """One line per reason, e.g. 'no tab: 3 lines (first: line 7)'."""
+        limit = {"too long": f" (over {self.max_chars:,} characters)"} if self.max_chars else {}
         return "; ".join(
-            f"{reason}: {n} line{'s' * (n != 1)} (first: line {self.first_line[reason]})"
+            f"{reason}{limit.get(reason, '')}: {n} line{'s' * (n != 1)} "
+            f"(first: line {self.first_line[reason]})"
             for reason, n in sorted(self.skipped.items())
         )
 
@@ -154,6 +157,7 @@ def iter_pairs(
     """Yield the (src, tgt) pairs of a TSV file one at a time, counting every skipped line."""
     path = Path(path)
     check_file(path)
+    report.max_chars = max_chars
     need = max(src_col, tgt_col)
     try:
         handle = open_corpus(path)
