@@ -43,6 +43,7 @@ def model_card(directory: Path) -> dict[str, Any]:
             "sample": sample,
         },
         "corpus": written.get("corpus", {}),
+        "init": (written.get("data") or {}).get("init"),  # the model it started from, if any
         "training": dataclasses.asdict(config.training),
         "epochs": written.get("epochs", []),
         "best_valid_bleu": written.get("best_valid_bleu"),

@@ -105,7 +105,11 @@ def _data_rows(card: dict[str, Any]) -> list[tuple[str, str]]:
     """Vocabulary, languages and validation sets of a model card, as (key, value) rows."""
     vocab, corpus = card["vocabulary"], card["corpus"]
     guessed = corpus.get("languages") or {}
-    return [
+    lineage = [  # a polished model's card is its last stage's: say so
+        ("started from", f"the weights of {init} (--init): steps, time and passes below are "
+         "this run's alone")
+    ] if (init := card.get("init")) else []  # fmt: skip
+    return lineage + [
         (
             "pieces",
             f"{vocab['pieces']:,} (joint unigram); the output layer covers "
