@@ -104,9 +104,11 @@ def tiny(tiny_model: Path) -> Translator:
 
 
 def test_formats_are_named_by_extension():
-    assert FORMATS == ("text", "html", "markdown", "srt")
-    names = ["a.txt", "b.HTML", "c.htm", "d.md", "e.markdown", "f.srt"]
-    assert [format_of(n) for n in names] == ["text", "html", "html", "markdown", "markdown", "srt"]
+    assert FORMATS == ("text", "html", "markdown", "srt", "vtt")
+    names = ["a.txt", "b.HTML", "c.htm", "d.md", "e.markdown", "f.srt", "g.VTT"]
+    assert [format_of(n) for n in names] == [
+        "text", "html", "html", "markdown", "markdown", "srt", "vtt"
+    ]  # fmt: skip
     with pytest.raises(DocumentError, match="book.fr"):
         format_of("book.fr")
 
@@ -152,6 +154,46 @@ def test_subtitles_keep_numbers_timings_and_lines(tiny):
     assert cues[1].split("\n")[:2] == ["2", "00:00:04,000 --> 00:00:06,000"]
     assert [line[:2] for line in cues[1].split("\n")[2:]] == ["- ", "- "]
     assert "<i>water</i>" in cues[1] and "she sees <b>house</b> red" in cues[2]
+
+
+WEB_SUBTITLES = """WEBVTT - un film
+
+NOTE je mange pain: a note, not a cue
+
+1
+00:01.000 --> 00:03.500 align:start
+je mange pain
+il voit chat
+
+00:00:04.000 --> 00:00:06.000
+- tu aime chien
+- nous aime <i>eau</i> &amp; pain
+
+vu chat
+"""
+
+
+def test_web_subtitles_keep_their_header_notes_identifiers_timings_and_lines(tiny):
+    out = tiny.translate_document(WEB_SUBTITLES, format="vtt", beam=1)
+    blocks = out.split("\n\n")
+    assert blocks[:2] == ["WEBVTT - un film", "NOTE je mange pain: a note, not a cue"]  # kept
+    assert blocks[2] == "1\n00:01.000 --> 00:03.500 align:start\nI eats bread\nhe sees cat"
+    assert blocks[3].split("\n")[0] == "00:00:04.000 --> 00:00:06.000"
+    assert [line[:2] for line in blocks[3].split("\n")[1:]] == ["- ", "- "]
+    assert "<i>water</i>" in blocks[3] and "&amp;" in blocks[3]  # escaped as HTML, as it came
+    assert blocks[4] == "vu chat\n"  # no cue: as given, and named (below)
+
+
+def test_a_web_subtitle_file_is_read_as_one_and_its_odd_block_named(tiny_model, tmp_path):
+    (tmp_path / "film.vtt").write_text(WEB_SUBTITLES)
+    result = s2a("--model", str(tiny_model), "--beam", "1", "-i", str(tmp_path / "film.vtt"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("WEBVTT - un film\n")  # read line by line, it was translated
+    warning = [line for line in result.stderr.splitlines() if "film.vtt" in line]
+    assert len(warning) == 1 and "line 14: cue not read" in warning[0]
+    (tmp_path / "not.vtt").write_text("je mange pain\n")
+    refused = s2a("--model", str(tiny_model), "-i", str(tmp_path / "not.vtt"))
+    assert refused.exit_code == 2 and "no WEBVTT line at the start" in refused.stderr
 
 
 def test_plain_text_keeps_its_lines_and_translates_each_sentence(tiny):

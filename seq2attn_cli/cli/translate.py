@@ -47,16 +47,16 @@ def translate(
             "--input",
             "-i",
             help="Translate this file (- = stdin): line by line, or as a document if .html, .htm,"
-            " .md, .markdown or .srt.",
+            " .md, .markdown, .srt or .vtt.",
         ),
     ] = None,
     input_format: Annotated[
         str | None,
         typer.Option(
             "--input-format",
-            help="Read --input as a document of this format: html | markdown | srt | text"
+            help="Read --input as a document of this format: html | markdown | srt | vtt | text"
             " (text: each line's sentences one by one).",
-            autocompletion=lambda: ["html", "markdown", "srt", "text"],
+            autocompletion=lambda: ["html", "markdown", "srt", "vtt", "text"],
         ),
     ] = None,
     model: ModelDir = None,

@@ -1,5 +1,5 @@
-"""Documents, not just lines: plain text, HTML, Markdown and subtitles, translated with their
-structure kept and their inline markup placed by attention.
+"""Documents, not just lines: plain text, HTML, Markdown and subtitles (SubRip, WebVTT),
+translated with their structure kept and their inline markup placed by attention.
 
 Each format has a module that reads a document into chunks (chunks.py): what is written as
 it was, and the runs of text to translate. `translated` translates every sentence of a
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..config import DECODE
 from ..data.streams import not_text
 from ..errors import DocumentError
-from . import html, markdown, srt, text
+from . import html, markdown, srt, text, vtt
 from .chunks import Chunk
 from .inline import render, sources
 
@@ -27,6 +27,7 @@ READERS: dict[str, Callable[[str], list[Chunk]]] = {
     "html": html.read,
     "markdown": markdown.read,
     "srt": srt.read,
+    "vtt": vtt.read,
 }
 FORMATS = tuple(READERS)
 EXTENSIONS = {
@@ -36,6 +37,7 @@ EXTENSIONS = {
     ".md": "markdown",
     ".markdown": "markdown",
     ".srt": "srt",
+    ".vtt": "vtt",
 }
 # a bigger document is refused rather than held in memory: ~4 MB of text takes the embedded
 # model hours on a CPU; plain text of any length goes line by line (s2a translate -i)
@@ -55,7 +57,8 @@ def format_of(path: str | Path) -> str:
 
 def unreadable(text: str, *, format: str) -> list[str]:
     """What of a document its reader kept as given because it could not read it: one note each."""
-    return srt.unreadable(text) if format == "srt" else []
+    subtitles = {"srt": srt.blocks, "vtt": vtt.blocks}.get(format)  # (chunks, notes)
+    return subtitles(text)[1] if subtitles else []
 
 
 def sentences_in(text: str, *, format: str, limit: int | None = None) -> list[str]:

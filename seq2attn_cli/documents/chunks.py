@@ -1,4 +1,5 @@
-"""What a format module (html.py, markdown.py, srt.py, text.py) reads a document into: chunks.
+"""What a format module (html.py, markdown.py, srt.py, vtt.py, text.py) reads a document into:
+chunks.
 
 Text written as it was (a str), `Plain` runs translated without markup (an alt or title
 attribute), and `Inline` runs: the text of one block (a paragraph, a heading, a table cell, a

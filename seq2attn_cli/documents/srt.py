@@ -1,11 +1,11 @@
 """SubRip subtitles (.srt): each cue's text translated, its number and timing kept as written.
 
 The `srt` package reads each cue; a block it cannot read (a broken timing, a number that is
-not one) is kept as it was, untranslated, and named by unreadable() for the CLI to warn
-about. A cue's lines are translated as one text and its line breaks placed by attention, so
-a two-line cue stays two lines; a dialogue cue (each line starting with "-") has each line
-translated alone. <i>, <b>, <u> and <font> tags are
-placed as in HTML (html.py), and {\\an8}-style override tags kept as they were.
+not one) is kept as it was, untranslated, and named by documents.unreadable() for the CLI to
+warn about. A cue's lines are translated as one text and its line breaks placed by attention,
+so a two-line cue stays two lines; a dialogue cue (each line starting with "-") has each line
+translated alone. <i>, <b>, <u> and <font> tags are placed as in HTML (html.py), and
+{\\an8}-style override tags kept as they were.
 """
 
 from __future__ import annotations
@@ -28,15 +28,10 @@ MARKUP = re.compile(rf"(\r?\n|{OVERRIDE})")  # kept as Keeps: line breaks and ov
 
 def read(text: str) -> list[Chunk]:
     """The subtitles as chunks: numbers, timings and blank lines as written, cue text apart."""
-    return _read(text)[0]
+    return blocks(text)[0]
 
 
-def unreadable(text: str) -> list[str]:
-    """Each block `srt` cannot read as a cue, named by its line: kept as given, untranslated."""
-    return _read(text)[1]
-
-
-def _read(text: str) -> tuple[list[Chunk], list[str]]:
+def blocks(text: str) -> tuple[list[Chunk], list[str]]:
     """The subtitles as chunks, and a note for each block kept as given because unreadable."""
     body = text.lstrip("\ufeff")
     chunks: list[Chunk] = [text[: len(text) - len(body)]]
@@ -80,24 +75,31 @@ def _cue(block: str) -> list[Chunk] | None:
         return None
     lines = block.splitlines(keepends=True)
     timing = next(n for n, line in enumerate(lines) if "-->" in line)
-    chunks: list[Chunk] = ["".join(lines[: timing + 1])]
-    text = "".join(lines[timing + 1 :])
-    if all(DIALOGUE.match(line) for line in lines[timing + 1 :]):  # "- Hi!" / "- Hello."
-        for line in lines[timing + 1 :]:
+    return ["".join(lines[: timing + 1]), *cue_text(lines[timing + 1 :], escaped=False)]
+
+
+def cue_text(lines: list[str], *, escaped: bool) -> list[Chunk]:
+    """A cue's text lines (with their line ends) as chunks: translated as one text, or line by
+    line for a dialogue. `escaped`: written as HTML is ("&amp;": WebVTT), or not (SubRip)."""
+    text = "".join(lines)
+    if all(DIALOGUE.match(line) for line in lines):  # "- Hi!" / "- Hello."
+        chunks: list[Chunk] = []
+        for line in lines:
             dash, rest = DIALOGUE.match(line).groups()  # type: ignore[union-attr]
             content = rest.rstrip("\r\n")
-            chunks += [dash, *_text(content), rest[len(content) :]]
+            chunks += [dash, *_text(content, escaped), rest[len(content) :]]
         return chunks
     content = text.rstrip("\r\n")
-    return chunks + _text(content) + [text[len(content) :]]
+    return [*_text(content, escaped), text[len(content) :]]
 
 
-def _text(content: str) -> list[Chunk]:
+def _text(content: str, escaped: bool) -> list[Chunk]:
     """A cue's text, read as HTML inline markup, its line breaks placed like <br>."""
     chunks = html.read(content)
     for chunk in chunks:
         if isinstance(chunk, Inline):
-            chunk.escape = same  # SubRip text is not HTML-escaped: "Tom & Jerry"
+            if not escaped:  # SubRip text is not HTML-escaped: "Tom & Jerry"
+                chunk.escape = same
             chunk.items = [
                 piece
                 for item in chunk.items

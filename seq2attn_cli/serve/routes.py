@@ -114,7 +114,7 @@ class Service:
         return JSONResponse(await self.timed(found, "detecting a language"))
 
     async def translate_file(self, request: Request) -> JSONResponse:
-        """POST /translate_file: a .txt, .html, .md or .srt file, translated for /download_file."""
+        """POST /translate_file: a .txt, .html, .md, .srt or .vtt file, for /download_file."""
         fields = await self.fields(request)
         check_known(fields, FILE_FIELDS)
         upload = upload_of(fields)

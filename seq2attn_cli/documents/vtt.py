@@ -1,0 +1,59 @@
+"""WebVTT subtitles (.vtt): each cue's text translated; the WEBVTT header, notes, styles,
+regions, cue identifiers, timings and their settings kept as written.
+
+A cue is a block with a timing line (00:01.000 --> 00:04.000, settings after it) and an
+identifier before it if any. Its text is read as SubRip's is (srt.py): its lines translated as
+one text and its line breaks placed by attention, a dialogue's lines alone, <i>, <b> and <u>
+placed as in HTML; unlike SubRip's, it is escaped as HTML is (&amp;, &lt;). Read line by line,
+a .vtt file had its header translated ("WEBVTT" came out "WE'RE FORGETFUL."), and players
+refuse a file that does not start with it. A block that is neither a cue nor a note, style or
+region is kept as given and named by documents.unreadable(), as srt.py does.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import DocumentError
+from .chunks import Chunk
+from .srt import BLANK, cue_text
+
+HEADER = re.compile(r"WEBVTT(?:[ \t]|\r?\n|$)")
+TIME = r"(?:\d+:)?[0-5]\d:[0-5]\d\.\d{3}"  # hours if any, minutes, seconds, milliseconds
+TIMING = re.compile(rf"[ \t]*{TIME}[ \t]+-->[ \t]+{TIME}(?:[ \t].*)?\r?\n?")
+NOT_CUES = ("NOTE", "STYLE", "REGION")  # blocks of the file, not of the film: kept
+
+
+def read(text: str) -> list[Chunk]:
+    """The subtitles as chunks: all but the cues' text as written."""
+    return blocks(text)[0]
+
+
+def blocks(text: str) -> tuple[list[Chunk], list[str]]:
+    """The subtitles as chunks, and a note for each block kept as given because unreadable."""
+    body = text.lstrip("\ufeff")
+    if not HEADER.match(body):
+        raise DocumentError("no WEBVTT line at the start: not a WebVTT file")
+    chunks: list[Chunk] = [text[: len(text) - len(body)]]
+    notes: list[str] = []
+    line = 1
+    for k, block in enumerate(BLANK.split(body)):
+        cue = _cue(block) if k and not k % 2 and block.strip() else None
+        if cue is None and k and not k % 2 and block.strip() and not block.startswith(NOT_CUES):
+            start = line + len(block) - len(block.lstrip("\r\n"))
+            notes.append(f"line {start}: cue not read (no timing line such as 00:01.000 --> "
+                         "00:04.000); kept as given, untranslated")  # fmt: skip
+        chunks += cue if cue is not None else [block]
+        line += block.count("\n")
+    return chunks, notes
+
+
+def _cue(block: str) -> list[Chunk] | None:
+    """One cue's chunks (identifier and timing as written, its text to translate), or None."""
+    if block.startswith(NOT_CUES):
+        return None
+    lines = block.splitlines(keepends=True)
+    timing = next((n for n, line in enumerate(lines[:2]) if TIMING.fullmatch(line)), None)
+    if timing is None or timing == 1 and "-->" in lines[0]:
+        return None
+    return ["".join(lines[: timing + 1]), *cue_text(lines[timing + 1 :], escaped=True)]
