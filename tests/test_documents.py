@@ -340,3 +340,11 @@ def test_a_txt_file_is_still_translated_line_by_line(tiny_model, tmp_path):
 def s2a(*args: str, stdin: str = "") -> object:
     """`s2a translate ARGS` run in this process (the model loads in a fraction of a second)."""
     return CliRunner().invoke(app, ["translate", *args], input=stdin)
+
+
+@pytest.mark.parametrize("source", ["page.fr.html", "notes.fr.md", "film.fr.srt"])
+def test_the_example_documents_are_what_translate_writes_today(shipped, source):
+    here = Path(__file__).parent.parent / "docs" / "documents"  # made by capture.py there
+    text = (here / source).read_text(encoding="utf-8")
+    written = shipped.translate_document(text, format=format_of(source))
+    assert written == (here / source.replace(".fr.", ".en.")).read_text(encoding="utf-8")
