@@ -120,8 +120,8 @@ def translate(
                 pieces=pieces,
             )
 
-        if texts:
-            emit(texts, 1)
+        if texts:  # an argument's lines are lines, as piped: one line out per line in
+            emit([line.removesuffix("\r") for t in texts for line in t.split("\n")], 1)
         elif stream is None and sys.stdin.isatty():
             _prompt(emit)
         else:
