@@ -74,6 +74,11 @@ def test_a_line_of_numbers_the_model_copies_has_no_step_to_replay_as_inspect(
     assert inspect_sentence(translator, "1999").steps == []  # `s2a inspect --steps` shows none
     assert walked["steps"] == [] and walked["translation"] == "1999"
     assert walked["changes"] == ["left untranslated what holds no word to translate"]
+    assert walked["model_text"] == ""  # the model wrote nothing
+    assert len(walked["encoder_states"]) == len(walked["source_pieces"])  # a state a piece
+    given = steps_of(client, "🍕🍔")[0]  # written back as given: nothing read, nothing written
+    assert given["source_pieces"] == given["encoder_states"] == given["steps"] == []
+    assert given["model_text"] == "" and given["translation"] == "🍕🍔"
 
 
 def test_the_context_drawn_is_the_weighted_sum_of_the_encoder_states_drawn(client) -> None:

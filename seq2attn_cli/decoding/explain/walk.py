@@ -84,7 +84,11 @@ def walk(translator: Translator, source: str, *, beam: int = DECODE.beam) -> Wal
     steps = steps_of(translator, forced, ids) if translation.searched else []
     inputs = [START] + [s.piece for s in steps[:-1]]
     encoder_states = forced.encoded.states[0]  # (src_len, hidden); (1, hidden) for "none"
-    if searched := translation.model_tokens:  # a rule changed the model's pieces: their text
+    if not translation.src_tokens:  # written back as given ("🍕🍔"): the model read nothing
+        encoder_states = encoder_states[:0]  # (0, hidden)
+    if not translation.searched:  # copied ("1999") or written back: the model wrote nothing
+        model_text = ""
+    elif searched := translation.model_tokens:  # a rule changed the model's pieces: their text
         written = dataclasses.replace(translation, text=translator.subwords.text(searched[:-1]))
         model_text = Pipeline(setting=translator.setting, names=SPELLING).rewrite(written).text
     else:
