@@ -153,6 +153,29 @@ def test_a_roman_ordinal_and_degrees_are_read_as_the_model_knows_them(source, re
 @pytest.mark.parametrize(
     ("source", "read"),
     [
+        ("Le 1er prix.", "Le premier prix."),  # "The 1 is price."
+        (
+            "C'est la 1re fois, la 1ère, la 1ere.",
+            "C'est la première fois, la première, la première.",
+        ),
+        (
+            "Le 1er janvier, le 1er mai 2020, le 1er janv.",
+            "Le 1er janvier, le 1er mai 2020, le 1er janvier.",
+        ),
+        ("21er, 1,1er", "21er, 1,1er"),  # not one
+    ],
+)
+def test_first_in_digits_is_read_as_its_word_but_before_a_month(source, read):
+    assert Numbers().read(source)[0] == read
+
+
+def test_first_in_digits_comes_out_as_first(shipped):
+    assert shipped.translate("Le 1er prix.").text == "The first prize."  # "The 1 is price."
+
+
+@pytest.mark.parametrize(
+    ("source", "read"),
+    [
         ("Le train part à 14h30.", "Le train part à 14:30."),  # the model wrote "at 2:30"
         ("Ouvert de 9h à 19h, il est 17h.", "Ouvert de 9:00 à 19:00, il est 17:00."),
         (

@@ -57,6 +57,11 @@ MONTHS = {
     "oct": "octobre", "nov": "novembre", "déc": "décembre", "dec": "décembre",
 }  # fmt: skip
 ANY_MONTH = "|".join(MONTHS)
+MONTH_NAMES = "|".join(
+    sorted(  # whole, as read_months leaves them
+        {*MONTHS.values(), "mars", "mai", "juin", "août", "aout", "fevrier", "decembre"}
+    )
+)
 DAY = r"(?:(?<=\b\d )|(?<=\b[12]\d )|(?<=\b3[01] )|(?<=\b1er ))"
 SINCE = "".join(rf"|(?<=\b{w} )" for w in ("en", "de", "depuis", "dès", "fin", "début"))[1:]
 YEAR = re.compile(r" (?:1[5-9]|20)\d\d\b")  # after a month's full stop
