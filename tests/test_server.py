@@ -280,3 +280,29 @@ def test_serve_refuses_a_max_chars_beyond_what_the_model_translates(tiny_model) 
         pytest.fail("s2a serve started with --max-chars 30000")
     assert asked.returncode == 2 and "Traceback" not in asked.stderr
     assert "--max-chars 30000: s2a translates lines of up to 10,000 characters" in asked.stderr
+
+
+def test_log_requests_says_a_line_a_request_without_its_text_or_key(tiny_model) -> None:
+    proc, url = start_server(tiny_model, "--log-requests", "--api-key", "s3cret")
+    try:
+        body = {"q": "je mange pain"}  # the key in the query string, which is not logged
+        assert post_json(url, "translate?api_key=s3cret", body)["translatedText"]
+        with pytest.raises(urllib.error.HTTPError):  # refused: logged with its status too
+            post_json(url, "translate", {"q": "je mange pain", "api_key": "wrong"})
+    finally:
+        proc.terminate()
+        said = proc.communicate(timeout=30)[1]
+    lines = [line for line in said.splitlines() if " /translate " in line]
+    assert re.fullmatch(r"127\.0\.0\.1 POST /translate 200 \d+ ms", lines[0]), said
+    assert re.fullmatch(r"127\.0\.0\.1 POST /translate 403 \d+ ms", lines[1]), said
+    assert "s3cret" not in said and "mange" not in said
+
+
+def test_no_line_a_request_unless_asked(tiny_model) -> None:
+    proc, url = start_server(tiny_model)
+    try:
+        assert post(url, "je mange pain")
+    finally:
+        proc.terminate()
+        said = proc.communicate(timeout=30)[1]
+    assert "/translate" not in said

@@ -42,6 +42,13 @@ def serve(
         int, typer.Option(min=0, help="Longest line, characters (0: the model's limit).")
     ] = 0,
     timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a request may take.")] = 30.0,
+    log_requests: Annotated[
+        bool,
+        typer.Option(
+            "--log-requests",
+            help="A line on stderr a request: client, method, path, status, ms (never its text).",
+        ),
+    ] = False,
     req_limit: Annotated[
         int, typer.Option(min=0, help="Requests a client may make a minute (0: any); then 429.")
     ] = 0,
@@ -88,6 +95,7 @@ def serve(
             per_minute=req_limit,
             name=directory.name,
             compare=(other.name, second) if other and second else None,
+            log=(lambda line: err.print(escape(line), soft_wrap=True)) if log_requests else None,
         )
         pair = "→".join(languages)
         err.print(

@@ -39,6 +39,7 @@ from ..data.languages import NAMES
 from ..decoding.translation import Translation
 from ..decoding.translator import Translator
 from ..documents import EXTENSIONS
+from .access import AccessLog
 from .detect import UNDETERMINED, Detector
 from .fields import Limits, RateLimit, Refused
 from .files import Downloads
@@ -163,10 +164,11 @@ def create_app(
     per_minute: int = 0,
     name: str = "model",
     compare: tuple[str, Translator] | None = None,
+    log: Callable[[str], None] | None = None,
 ) -> Starlette:
     """The ASGI application: routes, limits (`per_minute` requests a client, 0: any) and one
     shared Batcher. `name` labels the model in /steps; `compare` is a second (name, model)
-    that /steps decodes too."""
+    that /steps decodes too; `log` says a line a request (access.py)."""
     batcher = Batcher(
         lambda lines, glossary: translator.translate(
             lines, beam=beam, batch_size=batch_size, glossary=glossary
@@ -233,8 +235,9 @@ def create_app(
         Route("/walk", walk_route),
     ]
     handlers: dict[Any, Callable] = {Refused: refused, HTTPException: http_error}
+    logged = [Middleware(AccessLog, say=log)] if log else []  # outermost: every answer
     return Starlette(
-        routes=routes, middleware=[CORS], exception_handlers=handlers, lifespan=lifespan
+        routes=routes, middleware=[*logged, CORS], exception_handlers=handlers, lifespan=lifespan
     )
 
 
