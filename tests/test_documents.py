@@ -117,8 +117,9 @@ def test_a_page_keeps_every_tag_nested_and_translates_only_its_text(tiny):
     out = tiny.translate_document(PAGE, format="html", beam=1)
     source, target = tags_of(PAGE), tags_of(out)
     assert target.mismatched == 0 and not target.open
-    # every tag once, attributes as they were but the translated alt and title
+    # every tag once, attributes as they were but the translated alt and title, and the lang
     plain = [re.sub(r"\('(alt|title)', '[^']*'\)", "", t) for t in source.tags]
+    plain = [t.replace("('lang', 'fr')", "('lang', 'en')") for t in plain]
     assert Counter(plain) == Counter(
         re.sub(r"\('(alt|title)', '[^']*'\)", "", t) for t in target.tags
     )
@@ -348,3 +349,10 @@ def test_the_example_documents_are_what_translate_writes_today(shipped, source):
     text = (here / source).read_text(encoding="utf-8")
     written = shipped.translate_document(text, format=format_of(source))
     assert written == (here / source.replace(".fr.", ".en.")).read_text(encoding="utf-8")
+
+
+def test_a_translated_page_says_it_is_in_the_target_language(tiny):
+    page = '<html lang="fr" xml:lang="fr-CA"><p lang=fr>je mange pain</p><p lang="de">x</p></html>'
+    out = tiny.translate_document(page, format="html", beam=1)  # screen readers read lang
+    assert out.startswith('<html lang="en" xml:lang="en"><p lang=en>I eats bread</p>')
+    assert '<p lang="de">' in out  # another language's passage keeps its name

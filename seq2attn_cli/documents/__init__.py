@@ -94,7 +94,10 @@ def translated(
         )
     if problem := not_text([text[: 1 << 16].encode("utf-8", errors="replace")]):
         raise DocumentError(problem)
-    chunks = READERS[format](text)
+    if format == "html":  # the page says it is in the target language now
+        chunks = html.read(text, languages=translator.config.languages)
+    else:
+        chunks = READERS[format](text)
     limit = getattr(translator, "max_chars", None)  # longer sentences: cut in parts
     wanted = list(dict.fromkeys(sources(chunks, limit)))
     translations = translator.translate(wanted, beam=beam, glossary=glossary)

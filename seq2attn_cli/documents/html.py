@@ -1,9 +1,10 @@
 """HTML pages: the text of each block translated, inline tags placed by attention (inline.py).
 
 The standard library's html.parser reads the page; every character of it is kept as it was
-but the text of blocks and the alt and title attributes: tags, attributes, comments, the
-doctype, scripts, styles, <pre>, <code>, <kbd>, <samp>, <var>, <textarea> and any element
-marked translate="no" or class="notranslate". Entities are read as the characters they name
+but the text of blocks, the alt and title attributes and a lang naming the source language
+(it names the target): tags, attributes, comments, the doctype, scripts, styles, <pre>,
+<code>, <kbd>, <samp>, <var>, <textarea> and any element marked translate="no" or
+class="notranslate". Entities are read as the characters they name
 and written back escaped (&amp; &lt; &gt;), others as the characters themselves. A line
 break inside a block's text is placed by attention, as in Markdown: a paragraph written over
 two lines comes out over two.
@@ -105,6 +106,24 @@ def _parts(raw: str, attrs: list) -> tuple[Part, ...]:
     return (*parts, raw[end:]) if parts else (raw,)
 
 
+def _relabeled(raw: str, languages: tuple[str | None, str | None]) -> str:
+    """A start tag whose lang (or xml:lang) names the source language, naming the target: a
+    page translated into English kept lang="fr", and screen readers read it as French."""
+    source, target = languages
+    if not (source and target and "lang" in raw.lower()):
+        return raw
+    out, end = [], 0
+    at = m.end() if (m := TAG_NAME.match(raw)) else len(raw)
+    while at < len(raw) and (m := ATTRIBUTE.match(raw, at)) and m.end() > at:
+        group = next((g for g in (3, 4, 5) if m.group(g) is not None), 0)
+        named = group and m.group(1).lower() in ("lang", "xml:lang")
+        if named and m.group(group).split("-")[0].strip().lower() == source:  # fr, fr-CA
+            out += [raw[end : m.start(group)], target]
+            end = m.end(group)
+        at = m.end()
+    return "".join(out) + raw[end:]
+
+
 def _skipped(tag: str, attrs: list) -> bool:
     """Whether an element's content is kept as it was."""
     named = dict(attrs)
@@ -112,8 +131,9 @@ def _skipped(tag: str, attrs: list) -> bool:
     return tag in VERBATIM or named.get("translate") == "no" or "notranslate" in classes
 
 
-def read(page: str) -> list[Chunk]:
-    """The page as chunks: markup as written, each block's text as an Inline."""
+def read(page: str, *, languages: tuple[str | None, str | None] = (None, None)) -> list[Chunk]:
+    """The page as chunks: markup as written, each block's text as an Inline; a lang attribute
+    naming the source language names the target (`languages`: source, target)."""
     parser = _Events(page)
     parser.feed(page)
     parser.close()
@@ -131,6 +151,8 @@ def read(page: str) -> list[Chunk]:
 
     for (_, kind, tag, attrs, data), a, b in zip(events, offsets, offsets[1:], strict=False):
         raw = page[a:b]
+        if kept is None and kind in ("start", "empty"):
+            raw = _relabeled(raw, languages)
         if kept is not None:
             name, depth, texts = kept
             depth += (kind == "start" and tag == name) - (kind == "end" and tag == name)
