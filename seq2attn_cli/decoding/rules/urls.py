@@ -23,14 +23,11 @@ number (§ 3) and a telephone number (01 23 45 67 89), whose groups the model dr
 garbled, and a mention or a hashtag (@jean_dupont, #vacances; the dev sets' 83 lines that
 hold one: BLEU 15.83 -> 22.23).
 
-An emoji or other symbol the model has no piece for is read the same way, spaced off a word it
-stands against ("5🍕" is "5 URL": read "5<unk>", it came out "5,000."; the 46 dev lines with
-one, mostly MTNT's "^mots" and "~~barrés~~": BLEU 18.51 -> 20.00, chrF 44.25 -> 44.51, the
-embedded model; some get "^'s"): the model read one as
-<unk> and made a word up for it ("J'aime les 🍕 et les 🍔." -> "I like the clock and the
-clock."; "Je bois du ☕ le matin." -> "I drink the morning in the morning."); read as URL, "I
-like 🍕 and 🍔." and "I drink ☕ the morning.". A line of nothing else is written back as
-given (clean.py).
+An emoji or other symbol the model has no piece for, standing apart from the words, is read
+the same way: the model read one as <unk> and made a word up for it ("J'aime les 🍕 et les
+🍔." -> "I like the clock and the clock."; "Je bois du ☕ le matin." -> "I drink the morning
+in the morning."); read as URL, "I like 🍕 and 🍔." and "I drink ☕ the morning.". A line of
+nothing else is written back as given (clean.py).
 """
 
 from __future__ import annotations
@@ -82,8 +79,7 @@ PUNCTUATION = re.compile(r"^(.*?\w)(\W*)$", re.S)  # a word and the marks after 
 ENDING = ".,;:!?"  # the marks that end a clause or a sentence
 LETTERS = re.compile(r"\w(?:[\w']*\w)?")  # a word without the marks around it: "(RLL)."
 JOINERS = "\u200d\ufe0e\ufe0f"  # zero-width joiner, text and emoji presentation selectors
-WORD_CHAR = re.compile(r"\w")
-SYMBOLS = re.compile(r"[^\w\s]+")  # marks and symbols, apart from a word or against it ("5🍕")
+APART = re.compile(r"(?<!\w)[^\w\s]+(?!\w)")  # marks and symbols apart from any word
 KEYCAPS = re.compile(r"(?:[0-9#*]\ufe0f?\u20e3)+")  # "1️⃣": an emoji that starts with a digit
 
 
@@ -127,7 +123,7 @@ def _symbols(
     def in_url(i: int) -> bool:  # or in a keycap
         return any(a <= i < b for a, b, _ in urls + runs)
 
-    for m in SYMBOLS.finditer(text):  # "🍕." -> "🍕": the marks it knows stay the model's
+    for m in APART.finditer(text):  # "🍕." -> "🍕": the marks it knows stay the model's
         for is_known, run in groupby(range(m.start(), m.end()), key=known):
             at = list(run)
             if not is_known and not in_url(at[0]) and not starts_a_sentence(text, at[0]):
@@ -137,14 +133,12 @@ def _symbols(
 
 
 def stand_in(text: str, spans: list[tuple[int, int, str]], word: str = PLACEHOLDER) -> StandIns:
-    """`text` with each span (start, end, what to write back) read as `word`, a word apart."""
+    """`text` with each span (start, end, what to write back) read as `word`."""
     pieces, starts, at = [], {}, 0
     for start, end, kept in spans:
-        # against a word, spaced off: "5🍕" is "5 URL" (searched as "5<unk>", it came out
-        # "5,000."; cut off, "I ate 5,000." for "J'ai mangé 5🍕.")
-        pieces.append(text[at:start] + " " * bool(WORD_CHAR.match(text, start - 1) and start))
+        pieces.append(text[at:start])
         starts[sum(map(len, pieces))] = kept
-        pieces.append(word + " " * bool(WORD_CHAR.match(text, end)))
+        pieces.append(word)
         at = end
     if not starts:
         return StandIns(text, word=word)
