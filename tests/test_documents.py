@@ -185,6 +185,18 @@ def test_web_subtitles_keep_their_header_notes_identifiers_timings_and_lines(tin
     assert blocks[4] == "vu chat\n"  # no cue: as given, and named (below)
 
 
+def test_web_subtitle_timestamps_and_spans_are_kept_as_written(tiny):
+    cues = (
+        "WEBVTT\n\n00:00.000 --> 00:02.000\nje mange<00:00.500> pain\n\n"
+        "00:03.000 --> 00:05.000\n<v Marie>je mange <c.jaune>pain</c></v>\n\n"
+        "NOTE 3\n00:06.000 --> 00:07.000\nil voit chat\n"  # a cue named NOTE 3, not a note
+    )
+    out = tiny.translate_document(cues, format="vtt", beam=1)
+    assert out.count("<00:00.500>") == 1 and "&lt;" not in out  # it came out "&lt;:00.500"
+    assert "<v Marie>I eats <c.jaune>bread</c></v>" in out  # one sentence, its spans on words
+    assert out.endswith("NOTE 3\n00:06.000 --> 00:07.000\nhe sees cat\n")
+
+
 def test_a_web_subtitle_file_is_read_as_one_and_its_odd_block_named(tiny_model, tmp_path):
     (tmp_path / "film.vtt").write_text(WEB_SUBTITLES)
     result = s2a("--model", str(tiny_model), "--beam", "1", "-i", str(tmp_path / "film.vtt"))

@@ -21,9 +21,9 @@ from .chunks import Chunk, Close, Inline, Keep, Open, Part, Plain
 
 # inline elements: their tags are carried over to the words they wrapped
 INLINE = set(
-    "a abbr b bdi bdo cite data del dfn em font i ins label mark q s small span strong sub sup"
-    " time tt u".split()
-)
+    "a abbr b bdi bdo cite data del dfn em font i ins label mark q ruby rt s small span strong"
+    " sub sup time tt u".split()
+) | {"c", "v", "lang"}  # WebVTT's class, voice and language spans (vtt.py)
 ATOMS = {"br", "img", "wbr"}  # inline, and empty: written as they were, where they belong
 VERBATIM = {"script", "style", "pre", "code", "kbd", "samp", "var", "textarea", "svg", "math"}
 VERBATIM_INLINE = {"code", "kbd", "samp", "var"}  # kept whole, inside the sentence around them
@@ -58,8 +58,8 @@ class _Events(HTMLParser):
         line, column = self.getpos()
         self.events.append((self.starts[line - 1] + column, kind, tag, attrs or [], data))
 
-    def handle_starttag(self, tag, attrs):
-        self._add("start", tag, attrs)
+    def handle_starttag(self, tag, attrs):  # WebVTT's <c.yellow> is a <c>
+        self._add("start", tag.split(".")[0], attrs)
 
     def handle_startendtag(self, tag, attrs):
         self._add("empty", tag, attrs)

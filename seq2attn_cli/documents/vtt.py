@@ -4,9 +4,11 @@ regions, cue identifiers, timings and their settings kept as written.
 A cue is a block with a timing line (00:01.000 --> 00:04.000, settings after it) and an
 identifier before it if any. Its text is read as SubRip's is (srt.py): its lines translated as
 one text and its line breaks placed by attention, a dialogue's lines alone, <i>, <b> and <u>
-placed as in HTML; unlike SubRip's, it is escaped as HTML is (&amp;, &lt;). Read line by line,
-a .vtt file had its header translated ("WEBVTT" came out "WE'RE FORGETFUL."), and players
-refuse a file that does not start with it. A block that is neither a cue nor a note, style or
+placed as in HTML, and its <c>, <v> and <lang> spans too; unlike SubRip's, it is escaped as
+HTML is (&amp;, &lt;), and a timestamp in it (<00:02.500>) is kept as written, the runs
+between translated each alone. Read line by line, a .vtt file had its header translated
+("WEBVTT" came out "WE'RE FORGETFUL."), and players refuse a file that does not start with
+it. A block that is neither a cue nor a note, style or
 region is kept as given and named by documents.unreadable(), as srt.py does.
 """
 
@@ -16,12 +18,15 @@ import re
 
 from ..errors import DocumentError
 from .chunks import Chunk
-from .srt import BLANK, cue_text
+from .srt import BLANK, cue_text, text_of
 
 HEADER = re.compile(r"WEBVTT(?:[ \t]|\r?\n|$)")
 TIME = r"(?:\d+:)?[0-5]\d:[0-5]\d\.\d{3}"  # hours if any, minutes, seconds, milliseconds
 TIMING = re.compile(rf"[ \t]*{TIME}[ \t]+-->[ \t]+{TIME}(?:[ \t].*)?\r?\n?")
 NOT_CUES = ("NOTE", "STYLE", "REGION")  # blocks of the file, not of the film: kept
+# a timestamp inside a cue's text (karaoke, YouTube's captions): html.parser reads it as text,
+# and it came out "&lt;:08.500"; kept as written, the runs between it translated each alone
+STAMP = re.compile(rf"(<{TIME}>)")
 
 
 def read(text: str) -> list[Chunk]:
@@ -50,10 +55,15 @@ def blocks(text: str) -> tuple[list[Chunk], list[str]]:
 
 def _cue(block: str) -> list[Chunk] | None:
     """One cue's chunks (identifier and timing as written, its text to translate), or None."""
-    if block.startswith(NOT_CUES):
-        return None
-    lines = block.splitlines(keepends=True)
+    lines = block.splitlines(keepends=True)  # a note holds no "-->": an identifier may be NOTE
     timing = next((n for n, line in enumerate(lines[:2]) if TIMING.fullmatch(line)), None)
     if timing is None or timing == 1 and "-->" in lines[0]:
         return None
-    return ["".join(lines[: timing + 1]), *cue_text(lines[timing + 1 :], escaped=True)]
+    head, text = "".join(lines[: timing + 1]), "".join(lines[timing + 1 :])
+    if not STAMP.search(text):
+        return [head, *cue_text(lines[timing + 1 :], escaped=True)]
+    runs = STAMP.split(text)  # text, stamp, text, ...
+    return [
+        head,
+        *(c for n, run in enumerate(runs) for c in ([run] if n % 2 else text_of(run, True))),
+    ]
