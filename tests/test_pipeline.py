@@ -163,6 +163,10 @@ def test_a_roman_ordinal_and_degrees_are_read_as_the_model_knows_them(source, re
             "Le 1er janvier, le 1er mai 2020, le 1er janvier.",
         ),
         ("21er, 1,1er", "21er, 1,1er"),  # not one
+        (
+            "L'article 1er, le paragraphe 1er, l'art. 1er",
+            "L'article 1er, le paragraphe 1er, l'art. 1er",
+        ),
     ],
 )
 def test_first_in_digits_is_read_as_its_word_but_before_a_month(source, read):

@@ -111,12 +111,17 @@ def read_roman(m: re.Match[str]) -> str:
 
 # "first" in digits (1er, 1re, 1ère), read as its word, which both models know ("Le premier
 # prix." -> "The first prize."): they wrote "Le 1er prix." as "The 1 is price." and "1 prices.",
-# "la 1re fois" as "1 times"; before a month it is a date's day, which they write ("1 January")
+# "la 1re fois" as "1 times"; before a month it is a date's day, which they write ("1 January"),
+# and after a law's numbering word a number ("L'article 1er" is section 1: "Article 1 applies")
 FIRST = re.compile(rf"(?<![\w,.])1(er|re|ère|ere)\b(?!\.?\s+(?:{MONTH_NAMES})\b)", re.IGNORECASE)
+NUMBERED = re.compile(r"\b(?:articles?|art\.|paragraphes?|alinéas?|chapitres?|titres?|livres?"
+                      r"|sections?|annexes?|tomes?)\s*$", re.IGNORECASE)  # fmt: skip
 
 
 def read_first(m: re.Match[str]) -> str:
-    """ "1er" -> "premier", "1re" -> "première"."""
+    """ "1er" -> "premier", "1re" -> "première"; "article 1er" as given."""
+    if NUMBERED.search(m.string, 0, m.start()):
+        return m.group()
     return "premier" if m[1].lower() == "er" else "première"
 
 
