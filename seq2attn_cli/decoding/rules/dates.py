@@ -82,7 +82,9 @@ def read_months(text: str) -> str:
     # in lower case at a line's start too: both models know a month so and garble it
     # capitalised ("Septembre 2001 fut terrible." came out "Seven 2001 was terrible.",
     # "Novembre 2019" "No 20199." and "Notice of 2019", "Février 2010" "Fighter 2010." and
-    # "2010"; lower case: "September 2001 was terrible.", "November 2019", "February 2010")
+    # "2010"; lower case: "September 2001 was terrible.", "November 2019", "February 2010";
+    # the embedded model drops some years so, "October was terrible.", where it had kept the
+    # capitalised month in French, "Octobre 2001 was terrible."; the long run writes both whole)
 
     def whole(m: re.Match[str]) -> str:
         month = MONTHS[next(filter(None, m.groups())).lower()]
