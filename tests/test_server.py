@@ -289,6 +289,8 @@ def test_log_requests_says_a_line_a_request_without_its_text_or_key(tiny_model) 
         assert post_json(url, "translate?api_key=s3cret", body)["translatedText"]
         with pytest.raises(urllib.error.HTTPError):  # refused: logged with its status too
             post_json(url, "translate", {"q": "je mange pain", "api_key": "wrong"})
+        with pytest.raises(urllib.error.HTTPError):  # a newline in the path forges no line
+            urllib.request.urlopen(url + "x%0A127.0.0.1%20POST%20/translate%20200", timeout=30)
     finally:
         proc.terminate()
         said = proc.communicate(timeout=30)[1]
@@ -296,6 +298,8 @@ def test_log_requests_says_a_line_a_request_without_its_text_or_key(tiny_model) 
     assert re.fullmatch(r"127\.0\.0\.1 POST /translate 200 \d+ ms", lines[0]), said
     assert re.fullmatch(r"127\.0\.0\.1 POST /translate 403 \d+ ms", lines[1]), said
     assert "s3cret" not in said and "mange" not in said
+    assert re.search(r"\n127\.0\.0\.1 GET /x%0A127\.0\.0\.1%20POST%20/translate%20200 404", said)
+    assert len(lines) == 2  # the forged one is not a line of its own
 
 
 def test_no_line_a_request_unless_asked(tiny_model) -> None:
