@@ -76,7 +76,7 @@ def test_arguments_are_translated_one_each_greedy_and_beam(tiny_model):
 
 def test_an_argument_of_several_lines_gives_a_line_out_for_each_as_a_pipe_does(tiny_model):
     args = ["translate", "--model", str(tiny_model), "--beam", "1"]
-    given = runner.invoke(app, [*args, "je mange pain\r\n\nnous aime chien", "il voit chat"])
+    given = runner.invoke(app, [*args, "je mange pain\r\n\nnous aime chien", "il voit chat\n"])
     piped = runner.invoke(app, args, input="je mange pain\r\n\nnous aime chien\nil voit chat\n")
     assert given.exit_code == 0, given.output
     assert given.stdout == piped.stdout == "I eats bread\n\nwe loves dog\nhe sees cat\n"

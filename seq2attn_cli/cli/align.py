@@ -22,6 +22,7 @@ from .common import (
     ModelDir,
     Quantize,
     SearchThreads,
+    distinct_columns,
     err,
     fail,
     handled,
@@ -91,6 +92,8 @@ def align(
         fail(f"give PAIRS ({pairs}) or --src and --tgt, not both")
     if src is not None and str(src) == str(tgt) == "-":
         fail("--src and --tgt cannot both be stdin")
+    if src is None:
+        distinct_columns(pairs or "stdin", src_col=src_col, tgt_col=tgt_col)
     with handled(debug):
         directory = model_dir(model)
         has_head = (directory / HEAD).exists()

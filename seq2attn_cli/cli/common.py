@@ -190,6 +190,16 @@ def fail(message: str) -> None:
     raise typer.Exit(2)
 
 
+def distinct_columns(path: Path | str, *, src_col: int, tgt_col: int) -> None:
+    """Fail (exit 2) unless the columns are two different ones: the rule training reads by."""
+    from ..config import CorpusSpec
+
+    try:
+        CorpusSpec(path=str(path), src_col=src_col, tgt_col=tgt_col)
+    except ValueError as problem:
+        fail(str(problem))
+
+
 @contextmanager
 def interrupts_held():
     """Hold Ctrl-C and SIGTERM for the block and deliver them right after, as they were set.

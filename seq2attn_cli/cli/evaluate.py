@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from ..config import DECODE, CorpusSpec
+from ..config import DECODE
 from .common import (
     BatchSize,
     Beam,
@@ -20,6 +20,7 @@ from .common import (
     SearchThreads,
     StdoutConsole,
     check_output,
+    distinct_columns,
     err,
     fail,
     handled,
@@ -65,10 +66,7 @@ def evaluate(
 
     if format not in ("text", "json"):
         fail(f"--format must be text or json (one JSON object), not {format!r}")
-    try:  # the columns' rule, as training reads a corpus
-        CorpusSpec(path=str(test), src_col=src_col, tgt_col=tgt_col)
-    except ValueError as problem:
-        fail(str(problem))
+    distinct_columns(test, src_col=src_col, tgt_col=tgt_col)
     if output:
         check_output(output, "--output", reads=(test,))
     with handled(debug):

@@ -121,7 +121,8 @@ def translate(
             )
 
         if texts:  # an argument's lines are lines, as piped: one line out per line in
-            emit([line.removesuffix("\r") for t in texts for line in t.split("\n")], 1)
+            lines = [t.removesuffix("\n").split("\n") for t in texts]  # "a\n" is one line
+            emit([line.removesuffix("\r") for each in lines for line in each], 1)
         elif stream is None and sys.stdin.isatty():
             _prompt(emit)
         else:
