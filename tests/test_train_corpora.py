@@ -278,7 +278,7 @@ def test_init_starts_from_a_model_and_keeps_its_architecture(tmp_path, corpora, 
     assert (out / "spm.model").read_bytes() == (tiny_model / "spm.model").read_bytes()
     assert f"starting from the weights of {tiny_model}" in result.stderr
     card = CliRunner().invoke(app, ["inspect", "--model", str(out)], env={"COLUMNS": "300"})
-    assert f"started from    the weights of {tiny_model} (--init)" in card.stdout  # its lineage
+    assert f"started from    another model's weights (--init {tiny_model}," in card.stdout
     clash = train(corpora["toy"], "--init", tiny_model, "--out", tmp_path / "x", "--hidden", "128")
     assert clash.exit_code == 2 and "--hidden contradicts --init" in clash.stderr
 

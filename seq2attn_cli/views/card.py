@@ -106,8 +106,8 @@ def _data_rows(card: dict[str, Any]) -> list[tuple[str, str]]:
     vocab, corpus = card["vocabulary"], card["corpus"]
     guessed = corpus.get("languages") or {}
     lineage = [  # a polished model's card is its last stage's: say so
-        ("started from", f"the weights of {init} (--init): steps, time and passes below are "
-         "this run's alone")
+        ("started from", f"another model's weights (--init {init}, a path where it was "
+         "trained): steps, time and passes below are this run's alone")
     ] if (init := card.get("init")) else []  # fmt: skip
     return lineage + [
         (
