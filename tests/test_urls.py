@@ -176,6 +176,9 @@ def test_jsonl_and_alignments_count_a_url_as_one_word(tiny_model):
         ("Écrivez à a.b@c.fr, #PRS_ORG# ou R&#D.", ("a.b@c.fr", "#PRS_ORG#")),
         ("50 % d'entre eux, 20 %, 5 $ et #1 #2.", ()),  # a percentage, a price, numbers
         ("Le titre {#ancre} et {.note}.", ("{#ancre}", "{.note}")),  # Pandoc's attributes
+        ("Ouvrez /etc/hosts, ~/notes.txt ou ./run.sh.", ("/etc/hosts", "~/notes.txt", "./run.sh")),
+        ("Voir /r/france (/u/jean_dupont). Génial /s", ("/r/france", "/u/jean_dupont", "/s")),
+        ("Et/ou 50 km/h, +/- 1/2, le 14/07/2001, a / b, </b>.", ()),  # no path
     ],
 )  # fmt: skip
 def test_a_placeholder_section_or_telephone_number_is_read_as_a_url(line, kept):
@@ -189,6 +192,12 @@ def test_a_stand_in_of_several_words_is_as_many_words_in_alignments_and_document
     assert len(t.word_attention.tgt) - 1 == len(t.text.split())
     page = "<p>Voir le § 3 du <i>contrat</i> signé.</p>"  # the tag was one word early
     assert "<i>contract</i>" in shipped.translate_document(page, format="html")
+
+
+def test_a_path_comes_out_as_given_with_the_shipped_model(shipped):
+    # the model alone wrote "Open up the file/hosts." and "Seeing/or/france and/ack/jedupont."
+    assert shipped.translate("Ouvrez le fichier /etc/hosts.").text == "Open the /etc/hosts file."
+    assert "/r/france" in shipped.translate("Voir /r/france et /u/jean_dupont.").text
 
 
 def test_a_program_s_placeholders_come_out_as_given_with_the_shipped_model(shipped):

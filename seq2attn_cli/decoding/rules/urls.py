@@ -20,8 +20,11 @@ anonymized #PRS_ORG#) is read the same way: the model garbled them ("Bienvenue {
 "Welcome to a lot.", "#PRS_ORG#" -> "EPRICORGG"); on the 2,178 lines of the WMT chat dev set
 that hold one (embedded model, beam 5), BLEU 15.77 -> 46.51. So are a section sign with its
 number (§ 3) and a telephone number (01 23 45 67 89), whose groups the model dropped or
-garbled, and a mention or a hashtag (@jean_dupont, #vacances; the dev sets' 83 lines that
-hold one: BLEU 15.83 -> 22.23).
+garbled, a mention or a hashtag (@jean_dupont, #vacances; the dev sets' 83 lines that hold
+one: BLEU 15.83 -> 22.23), and a file's or a forum's path (/etc/hosts, ~/notes.txt,
+/r/france, /u/name; "Ouvrez le fichier /etc/hosts." came out "Open up the file/hosts."; the
+53 dev lines with one, mostly MTNT's: BLEU 25.51 -> 28.27, chrF 57.57 -> 58.80, the long
+run's epoch 9 31.14 -> 33.28).
 
 An emoji or other symbol the model has no piece for, standing apart from the words, is read
 the same way: the model read one as <unk> and made a word up for it ("J'aime les 🍕 et les
@@ -68,7 +71,10 @@ FOUND = re.compile(
     r"|(?<![\w+])(?:0\s?\d|\+\d{1,3}[\s.-]?\(?\d{1,4}\)?)(?:[\s.-]?\d{2,4}){3,4}(?!\w)"
     # a mention or a hashtag (@jean_dupont, #vacances): "Thanks for the harvejedupont", and
     # hashtags left out without a word
-    r"|(?<![\w.@#&])[@#][^\W\d]\w*",
+    r"|(?<![\w.@#&])[@#][^\W\d]\w*"
+    # a file's path or a forum's (/etc/hosts, ~/notes.txt, /r/france, /u/name, the "/s" of a
+    # joke): "Ouvrez le fichier /etc/hosts." came out "Open up the file/hosts."
+    r"|(?<![\w/.:~<+-])(?:~|\.{1,2})?/(?:[\w.@-]+/)*[\w.@-]*[\w@-]",
     re.IGNORECASE,
 )
 # what ends a sentence or a quote rather than a URL ("voir https://x.fr/a."), as GitHub's
