@@ -87,13 +87,13 @@ def cue_text(lines: list[str], *, escaped: bool) -> list[Chunk]:
         for line in lines:
             dash, rest = DIALOGUE.match(line).groups()  # type: ignore[union-attr]
             content = rest.rstrip("\r\n")
-            chunks += [dash, *text_of(content, escaped), rest[len(content) :]]
+            chunks += [dash, *text_of(content, escaped=escaped), rest[len(content) :]]
         return chunks
     content = text.rstrip("\r\n")
-    return [*text_of(content, escaped), text[len(content) :]]
+    return [*text_of(content, escaped=escaped), text[len(content) :]]
 
 
-def text_of(content: str, escaped: bool) -> list[Chunk]:
+def text_of(content: str, *, escaped: bool) -> list[Chunk]:
     """A cue's text, read as HTML inline markup, its line breaks placed like <br>."""
     chunks = html.read(content)
     for chunk in chunks:

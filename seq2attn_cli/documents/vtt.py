@@ -8,8 +8,8 @@ placed as in HTML, and its <c>, <v> and <lang> spans too; unlike SubRip's, it is
 HTML is (&amp;, &lt;), and a timestamp in it (<00:02.500>) is kept as written, the runs
 between translated each alone. Read line by line, a .vtt file had its header translated
 ("WEBVTT" came out "WE'RE FORGETFUL."), and players refuse a file that does not start with
-it. A block that is neither a cue nor a note, style or
-region is kept as given and named by documents.unreadable(), as srt.py does.
+it. A block that is neither a cue nor a note, style or region is kept as given and named by
+documents.unreadable(), as srt.py does.
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ def blocks(text: str) -> tuple[list[Chunk], list[str]]:
     notes: list[str] = []
     line = 1
     for k, block in enumerate(BLANK.split(body)):
-        cue = _cue(block) if k and not k % 2 and block.strip() else None
-        if cue is None and k and not k % 2 and block.strip() and not block.startswith(NOT_CUES):
+        inner = k and not k % 2 and block.strip()  # a block after the header, not a blank run
+        cue = _cue(block) if inner else None
+        if cue is None and inner and not block.startswith(NOT_CUES):
             start = line + len(block) - len(block.lstrip("\r\n"))
             notes.append(f"line {start}: cue not read (no timing line such as 00:01.000 --> "
                          "00:04.000); kept as given, untranslated")  # fmt: skip
@@ -62,8 +63,7 @@ def _cue(block: str) -> list[Chunk] | None:
     head, text = "".join(lines[: timing + 1]), "".join(lines[timing + 1 :])
     if not STAMP.search(text):
         return [head, *cue_text(lines[timing + 1 :], escaped=True)]
-    runs = STAMP.split(text)  # text, stamp, text, ...
-    return [
-        head,
-        *(c for n, run in enumerate(runs) for c in ([run] if n % 2 else text_of(run, True))),
-    ]
+    chunks: list[Chunk] = [head]
+    for n, run in enumerate(STAMP.split(text)):  # text, stamp, text, ...
+        chunks += [run] if n % 2 else text_of(run, escaped=True)
+    return chunks

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from .dates import MONTH_NAMES
+from .parts import NUMBERING
 
 # a Roman ordinal (XIXe, VIe, XXème): up to 39, as no French word is ("Le", "Ce", "De" would
 # be L, C, D); read in digits, which the model knows: "XIXe siècle" came out "20th century",
@@ -34,8 +35,10 @@ def read_roman(m: re.Match[str]) -> str:
 # "la 1re fois" as "1 times"; before a month it is a date's day, which they write ("1 January"),
 # and after a law's numbering word a number ("L'article 1er" is section 1: "Article 1 applies")
 FIRST = re.compile(rf"(?<![\w,.])1(er|re|ère|ere)\b(?!\.?\s+(?:{MONTH_NAMES})\b)", re.IGNORECASE)
-NUMBERED = re.compile(r"\b(?:articles?|art\.|paragraphes?|alinéas?|chapitres?|titres?|livres?"
-                      r"|sections?|annexes?|tomes?)\s*$", re.IGNORECASE)  # fmt: skip
+WORDS_THAT_NUMBER = "article|paragraphe|alinéa|chapitre|titre|livre|section|annexe|tome"
+NUMBERED = re.compile(  # the word, or its short form as parts.py knows it ("art.", "ch.")
+    rf"\b(?:(?:{WORDS_THAT_NUMBER})s?|(?:{'|'.join(sorted(NUMBERING))})\.)\s*$", re.IGNORECASE
+)
 
 
 def read_first(m: re.Match[str]) -> str:
