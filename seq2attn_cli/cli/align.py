@@ -16,19 +16,18 @@ from ..align import HEAD
 from ..align.methods import DEFAULT, METHODS
 from ..config import DECODE
 from .common import (
-    STDIN,
     Debug,
     Device,
     ModelDir,
     Quantize,
     SearchThreads,
     distinct_columns,
-    err,
     fail,
     handled,
     load_translator,
     model_dir,
 )
+from .streams import STDIN, err
 
 PROGRESS_SECONDS = 30  # a progress line on stderr this often
 # pairs read, aligned and written at a time (at least): enough to sort into batches of like

@@ -18,17 +18,15 @@ from .common import (
     ModelDir,
     Quantize,
     SearchThreads,
-    StdoutConsole,
     check_output,
     distinct_columns,
-    err,
     fail,
     handled,
     load_translator,
     model_dir,
-    use_color,
     writing,
 )
+from .streams import StdoutConsole, err, use_color
 
 if TYPE_CHECKING:
     from ..data.reading import ReadReport

@@ -19,18 +19,16 @@ from .common import (
     ModelDir,
     Quantize,
     SearchThreads,
-    StdoutConsole,
     check_output,
-    err,
     fail,
     glossary_terms,
     handled,
     load_translator,
     model_dir,
     setup_torch,
-    use_color,
     writing,
 )
+from .streams import StdoutConsole, err, use_color
 
 
 def inspect(

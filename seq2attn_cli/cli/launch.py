@@ -17,7 +17,8 @@ from typing import NoReturn
 import typer
 from rich.markup import escape
 
-from .common import STOP_SAID, err
+from .common import STOP_SAID
+from .streams import err
 
 
 def launch(nproc: int) -> None:

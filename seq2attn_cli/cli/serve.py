@@ -16,12 +16,12 @@ from .common import (
     ModelDir,
     Quantize,
     SearchThreads,
-    err,
     fail,
     handled,
     load_translator,
     model_dir,
 )
+from .streams import err
 
 
 def serve(

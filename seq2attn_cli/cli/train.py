@@ -20,12 +20,12 @@ from .common import (
     Device,
     Threads,
     deaf_to_signals,
-    err,
     fail,
     handled,
     setup_torch,
 )  # fmt: skip
 from .launch import launch
+from .streams import err
 
 if TYPE_CHECKING:  # training imports torch: not for --help
     from ..training.run import StoredRun

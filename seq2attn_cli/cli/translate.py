@@ -23,15 +23,13 @@ from .common import (
     ModelDir,
     Quantize,
     SearchThreads,
-    StdoutConsole,
-    err,
     fail,
     glossary_terms,
     handled,
     load_translator,
     model_dir,
-    use_color,
 )
+from .streams import StdoutConsole, err, use_color
 
 BAD_LINES_NAMED = 3  # lines not UTF-8 named one by one; the rest are counted
 
