@@ -14,8 +14,9 @@ from markdown_it import MarkdownIt
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
+from seq2attn_cli.decoding.explain.links import links
 from seq2attn_cli.decoding.translator import Translator
-from seq2attn_cli.documents import FORMATS, format_of, placement, translated
+from seq2attn_cli.documents import FORMATS, format_of, translated
 from seq2attn_cli.errors import DocumentError
 
 PAGE = """<!DOCTYPE html>
@@ -252,9 +253,9 @@ def test_a_tagged_noun_keeps_its_tag_and_the_article_it_brings_does_not_take_it(
 def test_an_article_gives_way_to_the_noun_linked_to_the_same_word_but_keeps_its_own():
     # "Je suis étudiant." -> "I'm a student.": the embedded model's weights, rounded
     rows = [[0.16, 0.33, 0.08], [0.00, 0.04, 0.94], [0.04, 0.04, 0.65]]
-    assert placement.links(rows, ["I'm", "a", "student."]) == [[0], [0], [2]]
+    assert links(rows, ["I'm", "a", "student."]) == [[0], [0], [2]]
     # "le chat" -> "The cat": "The" is the only word linked to "le"
-    assert placement.links([[0.9, 0.1], [0.05, 0.95]], ["The", "cat"]) == [[0], [1]]
+    assert links([[0.9, 0.1], [0.05, 0.95]], ["The", "cat"]) == [[0], [1]]
 
 
 def test_an_article_wrapped_with_its_noun_in_french_stays_in_the_tag(shipped):

@@ -18,8 +18,8 @@ from seq2attn_cli.decoding.translation import Translation
 def test_the_rules_are_listed_once_in_the_order_they_read_a_line():
     names = [kind.name for kind in RULES]
     assert names == [
-        "clean", "urls", "capitals", "glossary", "confidence", "letters", "parts", "markers",
-        "quotes", "articles", "numbers",
+        "clean", "urls", "symbols", "capitals", "glossary", "confidence", "letters", "parts",
+        "markers", "quotes", "articles", "numbers",
     ]  # fmt: skip
     for subset in (VALIDATION, FORCED, SPELLING):  # named subsets name rules that exist
         assert set(subset) <= set(names)

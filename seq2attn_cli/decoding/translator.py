@@ -19,6 +19,7 @@ from .rules.letters import fold
 from .rules.markers import Markers
 from .rules.parts import sentences_of
 from .rules.pipeline import Part, Pipeline, Setting
+from .rules.symbols import set_aside
 from .rules.urls import stand_in_urls
 from .search.batched import translate_ids
 from .search.hypothesis import Hypothesis
@@ -92,11 +93,12 @@ class Translator:
 
     def unreadable(self, text: str) -> list[str]:
         """Runs of characters the model reads as nothing: no piece, and no base letter with one
-        (a URL's, symbols apart from the words and a sentence's marker are written back as
-        given: rules/urls.py, markers.py)."""
+        (a URL's, symbols and a sentence's marker are written back as given: rules/urls.py,
+        symbols.py, markers.py)."""
         knows = self.subwords.knows
         read = stand_in_urls(text, knows)
         blanked = read.pattern.sub(" ", read.text) if read.kept else text  # the stand-ins: out
+        blanked = set_aside(blanked, knows).read  # symbols glued to a word: written back
         blanked = " ".join(Markers().read(part)[0] for part in sentences_of(blanked))  # markers
         return self.subwords.unknown(fold(blanked, knows)[0])
 

@@ -20,9 +20,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..decoding.explain.links import aligned_targets
 from ..decoding.rules.parts import sentences_of, split
 from .chunks import Chunk, Close, Inline, Item, Keep, Open, Part, Plain
-from .placement import Atom, Tag, aligned_targets, place
+from .placement import Atom, Tag, place
 
 MAX_DEPTH = 32  # tags nested deeper than this in one run are kept as they were, not placed
 WORD = re.compile(r"\S+")

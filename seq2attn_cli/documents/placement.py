@@ -1,11 +1,6 @@
 """One sentence's tags moved onto its translation by attention (inline.py cuts the sentences).
 
-Each target word is linked to the source word of whose attention it takes the largest share
-(as `s2a align --method shared` reads rows), and a source word that no target word took is
-linked to the target word that attends to it most. An English article, preposition or
-auxiliary linked to a source word together with a content word gives way to it (*médecin*:
-*a doctor*, linked *doctor*): the step writing an article attends to the noun it announces
-(bench/tag_placement.py measures the rule).
+Each source word is linked to target words by attention (decoding/explain/links.py).
 A tag goes around the first to the last target word linked to the source words it wrapped,
 clipped to its parent's words; siblings that would overlap are trimmed apart, and one left
 with no word is written empty where it would start (or as its `empty` text: Markdown cannot
@@ -14,28 +9,10 @@ write `****`). So every tag appears once and they nest.
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import accumulate
-from typing import Any
 
-from ..align.methods import by_share, row_best
-from ..decoding.explain.alignment import is_special
-
-# English words that lean on the word they come with: articles, prepositions, auxiliaries.
-# On the 210 tags of bench/tag_placement_test.tsv (embedded model, beam 5), giving way:
-# none / articles / these: 198 / 203 / 204 on just the right words (#43)
-LEANING = frozenset(
-    "a an the "
-    "about after at before between by during for from in into of on onto over through to "
-    "under with "
-    "am are be been being can could did do does had has have is may might must shall should "
-    "was were will would".split()
-)
-# leading marks, word, trailing marks; a currency sign before a number is the word's ("€16")
-CORE = re.compile(r"^(\W*?)([€$£¥]?\w(?:.*\w)?|)(\W*)$", re.S)
+from ..decoding.explain.links import CORE
 
 
 @dataclass
@@ -66,62 +43,6 @@ class Atom:
     breaks: bool = False  # a line break (<br>, a cue's): no space after it
     end: bool = False  # it follows the sentence: it goes after the last target word
     trailing: bool = False  # a space after it in the source: kept when it goes before a word
-
-
-def aligned_targets(words: list[str], translation: Any) -> tuple[list[str], list[list[int]]]:
-    """The target words, and for each source word (ours) the target words aligned to it."""
-    if not translation.has_attention:  # --attention none: by relative position
-        tgt = translation.text.split()
-        n = max(len(words), 1)
-        return tgt, [[min(len(tgt) - 1, i * len(tgt) // n)] if tgt else [] for i in range(n)]
-    model_words, model_tgt, weights = translation.word_attention
-    model_words = model_words[:-1]  # without </s>
-    # the words of the text: <unk> pieces are not written, so they are not words of it
-    shown = [j for j, word in enumerate(model_tgt[:-1]) if not is_special(word)]
-    rows = [weights[j][:-1] for j in shown]  # (tgt_words, src_words)
-    tgt = translation.text.split()
-    if not tgt or not model_words or not rows:
-        return tgt, [[] for _ in words]
-    written = word_map([model_tgt[j] for j in shown], tgt)  # each row's word of the text
-    linked = links(rows, [tgt[k] for k in written])
-    aligned = [sorted({written[j] for j in found}) for found in linked]
-    return tgt, [aligned[m] for m in word_map(words, model_words)]
-
-
-def links(rows: list[list[float]], targets: list[str]) -> list[list[int]]:
-    """For each source word (column), the target words (rows) linked to it, as said above."""
-    linked: list[list[int]] = [[] for _ in rows[0]]
-    for i, j in sorted(row_best(by_share(rows))):
-        linked[i].append(j)
-    for i, found in enumerate(linked):
-        if not found:  # no target word takes most of its share from it
-            found.append(max(range(len(rows)), key=lambda j, i=i: rows[j][i]))
-    return [[j for j in found if not leans(targets[j])] or found for found in linked]
-
-
-def leans(word: str) -> bool:
-    """Whether a target word is an article, a preposition or an auxiliary (LEANING)."""
-    return CORE.match(word).group(2).lower() in LEANING  # type: ignore[union-attr]
-
-
-def word_map(words: list[str], model_words: list[str]) -> list[int]:
-    """Index of the model's word holding each of ours (cleaning may join "pommes !")."""
-    if not model_words:
-        return [0] * len(words)
-    if len(words) == len(model_words):
-        return list(range(len(words)))
-    ends = list(accumulate(_letters(w) for w in model_words))
-    found, seen = [], 0
-    for word in words:
-        k = bisect_right(ends, seen) if _letters(word) else bisect_left(ends, seen)
-        found.append(min(k, len(model_words) - 1))
-        seen += _letters(word)
-    return found
-
-
-def _letters(word: str) -> int:
-    """How many letters and digits a word holds (cleaning keeps them)."""
-    return sum(c.isalnum() for c in word)
 
 
 def place(

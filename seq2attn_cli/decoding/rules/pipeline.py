@@ -31,6 +31,7 @@ from .markers import Markers
 from .numbers import Numbers
 from .parts import Parts
 from .quotes import Quotes
+from .symbols import Symbols
 from .urls import Urls
 
 # In the order they read a line; translations are written back from the last to the first.
@@ -38,6 +39,7 @@ from .urls import Urls
 RULES: tuple[Any, ...] = (
     Clean,
     Urls,
+    Symbols,
     Capitals,
     Glossary,
     Judge,
@@ -51,7 +53,7 @@ RULES: tuple[Any, ...] = (
 # a line given with its translation (`s2a align`, `inspect --target`), read as the model reads
 # it whole: nothing set aside or stood in that the given translation keeps as it is (read as
 # the word URL, "01 23 45 67 89" aligned by its first group alone)
-SET_ASIDE = ("markers", "urls", "capitals", "numbers")
+SET_ASIDE = ("markers", "urls", "symbols", "capitals", "numbers")
 GIVEN = tuple(kind.name for kind in RULES if kind.name not in SET_ASIDE)
 # validation scores what `s2a translate` writes from the ids the corpus was encoded to
 VALIDATION = ("quotes", "articles")

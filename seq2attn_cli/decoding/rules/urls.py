@@ -30,7 +30,7 @@ An emoji or other symbol the model has no piece for, standing apart from the wor
 the same way: the model read one as <unk> and made a word up for it ("J'aime les 🍕 et les
 🍔." -> "I like the clock and the clock."; "Je bois du ☕ le matin." -> "I drink the morning
 in the morning."); read as URL, "I like 🍕 and 🍔." and "I drink ☕ the morning.". A line of
-nothing else is written back as given (clean.py).
+nothing else is written back as given (clean.py); one glued to a word is symbols.py's.
 """
 
 from __future__ import annotations
@@ -85,7 +85,8 @@ PUNCTUATION = re.compile(r"^(.*?\w)(\W*)$", re.S)  # a word and the marks after 
 ENDING = ".,;:!?"  # the marks that end a clause or a sentence
 LETTERS = re.compile(r"\w(?:[\w']*\w)?")  # a word without the marks around it: "(RLL)."
 JOINERS = "\u200d\ufe0e\ufe0f"  # zero-width joiner, text and emoji presentation selectors
-APART = re.compile(r"(?<!\w)[^\w\s]+(?!\w)")  # marks and symbols apart from any word
+# marks and symbols apart from any word, a word of their own (glued to one: symbols.py)
+APART = re.compile(r"(?<!\S)[^\w\s]+(?!\S)")
 KEYCAPS = re.compile(r"(?:[0-9#*]\ufe0f?\u20e3)+")  # "1️⃣": an emoji that starts with a digit
 
 

@@ -1,0 +1,64 @@
+"""An emoji or other symbol the model has no piece for, glued to a word ("5🍕", "Merci😀"),
+comes out against that word's translation, in line mode, documents and the runners-up, and
+the line keeps its words (decoding/rules/symbols.py)."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from seq2attn_cli.cli.app import app
+from seq2attn_cli.decoding.rules.symbols import Held, set_aside
+
+
+def knows(char: str) -> bool:
+    """A model that has a piece for every letter, digit, space and mark, no other symbol."""
+    return char.isalnum() or char.isspace() or char in ".,;:!?'()-"
+
+
+@pytest.mark.parametrize(
+    "line, read, held",
+    [
+        ("J'ai mangé 5🍕.", "J'ai mangé 5.", (Held(2, "🍕"),)),
+        ("😀Bonjour à tous", "Bonjour à tous", (Held(0, "😀", before=True),)),
+        ("Bonjour,🍕 ça va", "Bonjour, ça va", (Held(0, "🍕", after_marks=True),)),
+        ("un café☕️ noir", "un café noir", (Held(1, "☕️"),)),  # its presentation selector
+        ("~~barré~~ ici", "barré ici", (Held(0, "~~", before=True), Held(0, "~~"))),
+        ("il t´aime 🍕", "il t´aime 🍕", ()),  # between letters, or apart: not this rule's
+    ],
+)  # fmt: skip
+def test_a_symbol_glued_to_a_word_s_start_or_end_is_set_aside_and_the_words_stay(line, read, held):
+    glued = set_aside(line, lambda c: knows(c) and c not in "~")
+    assert (glued.read, glued.held) == (read, held)
+    assert len(glued.read.split()) == len(line.split())  # tags and alignments keep their words
+
+
+def test_an_emoji_glued_to_a_word_comes_out_against_its_translation(shipped):
+    # read with the word as <unk>: "I ate 5,000." and "Thanks for you." with the emoji lost
+    assert shipped.translate("J'ai mangé 5🍕.").text == "I ate 5🍕."
+    assert shipped.translate("😀Bonjour à tous.").text.startswith("😀")
+    assert shipped.translate("Bonjour,🍕 ça va ?").text.startswith("Well,🍕 ")  # after the comma
+    assert shipped.unreadable("J'ai mangé 5🍕.") == []  # nothing to warn about
+    got = CliRunner().invoke(app, ["translate", "J'adore le café☕️ le matin."])
+    assert got.stdout == "I love coffee☕️ in the morning.\n" and got.stderr == ""
+
+
+def test_every_runner_up_keeps_the_symbol_once(shipped):
+    t = shipped.translate("Merci😀", beam=5)
+    assert t.alternatives and all(a.count("😀") == 1 for a in [t.text, *t.alternatives])
+
+
+def test_a_document_s_tags_stay_on_their_words_after_a_glued_emoji(tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text("<p>J'ai mangé 5🍕 et <b>une pomme</b> hier.</p>\n", encoding="utf-8")
+    got = CliRunner().invoke(app, ["translate", "-i", str(page)])
+    assert got.stdout == "<p>I ate 5🍕 and <b>an apple</b> yesterday.</p>\n", got.stderr
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Merci😀 pour *tout* !\n", encoding="utf-8")
+    got = CliRunner().invoke(app, ["translate", "-i", str(notes)])
+    assert got.stdout == "# Thanks😀 for *everything*.\n" and got.stderr == ""
+
+
+def test_alignments_count_the_glued_emoji_s_word_once(shipped):
+    got = CliRunner().invoke(app, ["translate", "--align", "Merci😀 pour tout"])
+    assert got.stdout == "Thanks😀 for everything.\t0-0 1-1 2-2\n"
