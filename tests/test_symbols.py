@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.decoding.rules.symbols import Held, set_aside
+from seq2attn_cli.decoding.rules.urls import stand_in_urls
 
 
 def knows(char: str) -> bool:
@@ -62,3 +63,14 @@ def test_a_document_s_tags_stay_on_their_words_after_a_glued_emoji(tmp_path):
 def test_alignments_count_the_glued_emoji_s_word_once(shipped):
     got = CliRunner().invoke(app, ["translate", "--align", "Merci😀 pour tout"])
     assert got.stdout == "Thanks😀 for everything.\t0-0 1-1 2-2\n"
+
+
+def test_a_word_in_a_script_the_model_cannot_read_is_copied_as_given(shipped):
+    # read as <unk>: "I live in a hurry.", "He's called himself."
+    assert shipped.translate("J'habite à 東京.").text == "I live in 東京."
+    assert shipped.translate("Il s'appelle Дмитрий.").text == "He is Дмитрий."
+    assert shipped.unreadable("Il s'appelle Дмитрий.") == []  # nothing to warn about
+    knows = shipped.subwords.knows
+    assert stand_in_urls("Désolé ¯\\_(ツ)_/¯", knows).kept == ("¯\\_(ツ)_/¯",)  # one face
+    assert stand_in_urls("J'ai fini ^_^", knows).kept == ("^_^",)
+    assert stand_in_urls("Erdoğan est là.", knows).kept == ()  # letters.py reads it "Erdogan"

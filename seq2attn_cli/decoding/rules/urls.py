@@ -30,7 +30,10 @@ An emoji or other symbol the model has no piece for, standing apart from the wor
 the same way: the model read one as <unk> and made a word up for it ("J'aime les 🍕 et les
 🍔." -> "I like the clock and the clock."; "Je bois du ☕ le matin." -> "I drink the morning
 in the morning."); read as URL, "I like 🍕 and 🍔." and "I drink ☕ the morning.". A line of
-nothing else is written back as given (clean.py); one glued to a word is symbols.py's.
+nothing else is written back as given (clean.py); one glued to a word is symbols.py's. A word
+in a script the model has no piece for, a name it can only copy, is read the same way
+("J'habite à 東京." -> "I live in a hurry.", now "I live in 東京."; the dev sets' 9 lines,
+mostly MTNT's faces such as "^_^" and a Japanese address: BLEU 19.17 -> 30.09).
 """
 
 from __future__ import annotations
@@ -39,11 +42,11 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import groupby
 from typing import TYPE_CHECKING
 
 from ..explain.alignment import WORD_START, WordAttention, group_pieces
 from ..translation import Translation
+from .letters import base_letter
 from .markers import starts_a_sentence
 
 if TYPE_CHECKING:
@@ -85,9 +88,7 @@ PUNCTUATION = re.compile(r"^(.*?\w)(\W*)$", re.S)  # a word and the marks after 
 ENDING = ".,;:!?"  # the marks that end a clause or a sentence
 LETTERS = re.compile(r"\w(?:[\w']*\w)?")  # a word without the marks around it: "(RLL)."
 JOINERS = "\u200d\ufe0e\ufe0f"  # zero-width joiner, text and emoji presentation selectors
-# marks and symbols apart from any word, a word of their own (glued to one: symbols.py)
-APART = re.compile(r"(?<!\S)[^\w\s]+(?!\S)")
-KEYCAPS = re.compile(r"(?:[0-9#*]\ufe0f?\u20e3)+")  # "1️⃣": an emoji that starts with a digit
+KEYCAPS = re.compile(r"(?:[0-9#*]\ufe0f?\u20e3)+")
 
 
 @dataclass(frozen=True)
@@ -118,25 +119,27 @@ def stand_in_urls(text: str, knows: Callable[[str], bool] | None = None) -> Stan
 def _symbols(
     text: str, knows: Callable[[str], bool], urls: list[tuple[int, int, str]]
 ) -> list[tuple[int, int, str]]:
-    """Each run of characters that are no letter, digit or space and that no piece holds
-    ("🍕", "👍🏽", "🎉🎉"), apart from any word and outside the URLs; none if nothing else
-    of the line is a word the model can read."""
+    """In each word of the line with no letter or digit the model can read ("🍕", "👍🏽",
+    "東京", "¯\\_(ツ)_/¯"), its first to its last character that no piece holds, outside
+    the URLs; none if nothing else of the line is a word the model can read."""
 
-    def known(i: int) -> bool:  # a joiner binds the emoji of a sequence, known or not
-        return knows(text[i]) and text[i] not in JOINERS
+    def readable(c: str) -> bool:  # a joiner binds the emoji of a sequence, known or not
+        base = base_letter(c)  # letters.py reads "й" as "и" where the model knows that one
+        return c not in JOINERS and (knows(c) or (c.isalpha() and base is not None and knows(base)))
 
     runs = [(m.start(), m.end(), m.group()) for m in KEYCAPS.finditer(text)]
 
     def in_url(i: int) -> bool:  # or in a keycap
         return any(a <= i < b for a, b, _ in urls + runs)
 
-    for m in APART.finditer(text):  # "🍕." -> "🍕": the marks it knows stay the model's
-        for is_known, run in groupby(range(m.start(), m.end()), key=known):
-            at = list(run)
-            if not is_known and not in_url(at[0]) and not starts_a_sentence(text, at[0]):
-                runs.append((at[0], at[-1] + 1, text[at[0] : at[-1] + 1]))
-    words = any(c.isalnum() and knows(c) and not in_url(i) for i, c in enumerate(text))
-    return runs if words else []  # runs hold no letter or digit: the words are outside them
+    for m in re.finditer(r"\S+", text):  # "🍕." -> "🍕": the marks it knows stay the model's
+        if any(c.isalnum() and readable(c) for c in m.group()):  # a word: symbols.py's
+            continue
+        lost = [i for i, c in enumerate(m.group(), m.start()) if not readable(c)]
+        if lost and not in_url(lost[0]) and not starts_a_sentence(text, lost[0]):
+            runs.append((lost[0], lost[-1] + 1, text[lost[0] : lost[-1] + 1]))
+    words = any(c.isalnum() and readable(c) and not in_url(i) for i, c in enumerate(text))
+    return runs if words else []  # runs hold no letter or digit it reads: the words are outside
 
 
 def stand_in(text: str, spans: list[tuple[int, int, str]], word: str = PLACEHOLDER) -> StandIns:
