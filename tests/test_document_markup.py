@@ -143,3 +143,23 @@ def test_subtitle_position_tags_are_kept_and_the_words_around_them_translated(sh
         "2\n00:00:03,000 --> 00:00:04,000\n{\\an8}- The cat sleeps.\n- The dog eats.\n\n"
         "3\n00:00:05,000 --> 00:00:06,000\n{\\i1}Good morning{\\i0} is my friend.\n"
     )
+
+
+def test_inline_html_in_markdown_follows_its_words_as_in_a_page(shipped):
+    # read as loose markup: "Good morning, <b> the world</b>.", "<span class="x"></span>"
+    for line in [
+        "Bonjour, <b>le monde</b>.",
+        'Il fait <em>très</em> beau <span class="x">ici</span>.',
+    ]:
+        page = shipped.translate_document(f"<p>{line}</p>", format="html")
+        assert shipped.translate_document(line, format="markdown") == page[3:-4]
+    notes = shipped.translate_document("Appuyez sur <kbd>Entrée</kbd> ici.", format="markdown")
+    assert "<kbd>Entrée</kbd>" in notes  # kept character for character, as in a page
+
+
+def test_keys_joined_by_a_plus_stay_one_combination(shipped):
+    # each placed apart, the "+" was lost and the keys swapped: "Call up<kbd>C</kbd> to <kbd>Ctrl"
+    line = "Appuyez sur <kbd>Ctrl</kbd>+<kbd>C</kbd> pour copier."
+    for format, text in [("html", f"<p>{line}</p>"), ("markdown", line)]:
+        assert "<kbd>Ctrl</kbd>+<kbd>C</kbd> " in shipped.translate_document(text, format=format)
+    assert "`a`/`b`" in shipped.translate_document("Tapez `a`/`b` puis `c`.", format="markdown")

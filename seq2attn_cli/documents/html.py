@@ -162,16 +162,10 @@ def read(page: str, *, languages: tuple[str | None, str | None] = (None, None)) 
                 _keep("".join(texts), name, items, chunks, flush)
         elif kind == "data":
             items.append(data)
-        elif kind == "start" and _skipped(tag, attrs) and tag not in ATOMS:
+        elif kept_whole(kind, tag, attrs):
             kept = (tag, 1, [raw])
-        elif kind in ("start", "empty") and (tag in ATOMS or kind == "empty" and tag in INLINE):
-            items.append(Keep(_parts(raw, attrs), breaks=tag == "br", cuts=tag == "br"))
-        elif kind == "start" and tag in INLINE:
-            items.append(Open(_parts(raw, attrs), tag))
-        elif kind == "end" and tag in INLINE:
-            items.append(Close(raw, tag))
-        elif kind == "comment" or kind == "end" and tag in ATOMS:
-            items.append(Keep((raw,)))
+        elif item := inline_item(raw, kind, tag, attrs):
+            items.append(item)
         else:  # a block's edge, the doctype: the text before it is a block of its own
             flush()
             chunks += list(_parts(raw, attrs)) if kind in ("start", "empty") else [raw]
@@ -179,6 +173,37 @@ def read(page: str, *, languages: tuple[str | None, str | None] = (None, None)) 
         _keep("".join(kept[2]), kept[0], items, chunks, flush)
     flush()
     return chunks
+
+
+def kept_whole(kind: str, tag: str, attrs: list) -> bool:
+    """Whether a tag starts an element whose content is kept as it was (<code>, <kbd>...)."""
+    return kind == "start" and _skipped(tag, attrs) and tag not in ATOMS
+
+
+def inline_item(raw: str, kind: str, tag: str, attrs: list) -> Open | Close | Keep | None:
+    """What a tag (as html.parser reads it) is in a block's text: an inline element's opening
+    or closing tag, or markup kept where it is (<br>, <img>, a comment); None for a block's."""
+    if kind in ("start", "empty") and (tag in ATOMS or kind == "empty" and tag in INLINE):
+        return Keep(_parts(raw, attrs), breaks=tag == "br", cuts=tag == "br")
+    if kind == "start" and tag in INLINE:
+        return Open(_parts(raw, attrs), tag)
+    if kind == "end" and tag in INLINE:
+        return Close(raw, tag)
+    if kind == "comment" or kind == "end" and tag in ATOMS:
+        return Keep((raw,))
+    return None
+
+
+def one_tag(raw: str) -> tuple[str, str, list]:
+    """What html.parser reads of one tag alone, as Markdown holds inline HTML ("<b>",
+    "</kbd>", "<br/>"): its kind (start, end, empty, comment or other), name and attributes."""
+    parser = _Events(raw)
+    parser.feed(raw)
+    parser.close()
+    if len(parser.events) != 1 or parser.events[0][1] == "data":
+        return "other", "", []
+    _, kind, tag, attrs, _ = parser.events[0]
+    return kind, tag, attrs
 
 
 def _line_breaks(items: list) -> list:

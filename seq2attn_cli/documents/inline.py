@@ -75,7 +75,7 @@ def sources(chunks: list[Chunk], limit: int | None = None) -> list[str]:
         if isinstance(chunk, Plain):
             found.append(_clean(chunk.source))
         elif isinstance(chunk, Inline):
-            run = _run(chunk.items)
+            run = _run(_joined(chunk))
             found += [_clean(run.text[a:b]) for a, b in _segments(run, limit)]
             found += [_clean(p.source) for p in _plains(chunk.items)]
     return [s for s in found if s]
@@ -155,6 +155,28 @@ def _nested(items: list[Item]) -> list[Item] | None:
     return stack[0] if len(stack) == 1 else None
 
 
+def _joined(chunk: Inline) -> list[Item]:
+    """An Inline's items with atoms joined by marks alone into one ("<kbd>Ctrl</kbd>+<kbd>C</kbd>",
+    "`a`/`b`"): placed apart, the model dropped the "+" and the keys came out swapped."""
+    out: list[Item] = []
+    for item in chunk.items:
+        if isinstance(item, Keep) and not item.breaks and len(out) > 1 and _mark(out[-1]):
+            before = out[-2]
+            if isinstance(before, Keep) and not before.breaks:
+                mark = chunk.escape(out.pop())  # type: ignore[arg-type]
+                out[-1] = Keep((*before.parts, mark, *item.parts))
+                continue
+        out.append(item)
+    return out
+
+
+def _mark(item: Item) -> bool:
+    """Whether an item is text of marks alone, with no space or word ("+", "/", "-")."""
+    return (
+        isinstance(item, str) and bool(item) and not any(c.isspace() or c.isalnum() for c in item)
+    )
+
+
 def _run(items: list[Item]) -> _Run:
     """Flatten an Inline's items; tags that do not nest are all kept as they were."""
     nested = _nested(items)
@@ -226,7 +248,7 @@ def _core_of(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _inline(chunk: Inline, done: Mapping[str, Any], limit: int | None) -> str:
     """An Inline written back: each sentence translated, its tags placed by attention."""
-    run = _run(chunk.items)
+    run = _run(_joined(chunk))
     segments = _segments(run, limit)
     if not segments:  # no words: nothing to translate, every tag as it was
         return "".join(

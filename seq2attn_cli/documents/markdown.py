@@ -8,9 +8,11 @@ the source of each block's text is replaced, so everything around it (list marke
 GitHub's task boxes, `>`, `#`, table pipes, blank lines, code blocks, HTML blocks, link
 definitions) is kept as it was.
 A paragraph's lines are translated as one text, its line breaks (soft or hard) placed by
-attention, so a paragraph written over two lines comes out over two; inline code, URLs, HTML
-and backslash escapes are kept as written. A link's or image's destination and title, or
-its reference, are written back as they were in the source, character for character.
+attention, so a paragraph written over two lines comes out over two; inline code, URLs and
+backslash escapes are kept as written, and inline HTML is read as a page's (html.py): its
+inline elements' tags follow their words, <kbd> and <code> are kept whole. A link's or
+image's destination and title, or its reference, are written back as they were in the
+source, character for character.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from markdown_it.rules_inline.state_inline import StateInline
 from markdown_it.token import Token
 
 from ..decoding.rules.urls import around
+from . import html
 from .chunks import Chunk, Close, Inline, Item, Keep, Open, Plain
 
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
@@ -213,7 +216,7 @@ def _items(children: list[Token], content: str, prefixes: list[str], newline: st
     lines = content.split("\n")
     items: list[Item] = []
     line, links, skip = 0, [], False
-    for token in children:
+    for token in _kept_whole(children):
         kind = token.type
         if skip:  # the text of an autolink, written whole with its <...>
             skip = kind != "link_close"
@@ -248,17 +251,38 @@ def _items(children: list[Token], content: str, prefixes: list[str], newline: st
             items.append(Keep((f"{token.markup}{pad}{token.content}{pad}{token.markup}",)))
         elif kind == "image":
             items.append(Keep(("![", Plain(token.content), f"]{_tail(token)}")))
-        elif kind == "html_inline":
-            items.append(
-                Keep(
-                    (token.content,),
-                    breaks=token.content.lower().startswith("<br"),
-                    cuts=token.content.lower().startswith("<br"),
-                )
-            )
+        elif kind == "html_inline":  # <b> and </b> carried over to the words, as in a page
+            items.append(html.inline_item(token.content, *html.one_tag(token.content))
+                         or Keep((token.content,)))  # fmt: skip
+        elif kind == "html_kept":
+            items.append(Keep((token.content,)))
         else:  # a token this reader does not know: its text, as written
             items.append(Keep((token.markup + token.content,)))
     return items
+
+
+def _kept_whole(children: list[Token]) -> list[Token]:
+    """The inline tokens with each element HTML keeps as it was (<kbd>Ctrl</kbd>, <code>) as
+    one token, "html_kept", that holds it as written."""
+    out: list[Token] = []
+    kept: tuple[str, int, list[str]] | None = None  # the element's name, depth and text
+    for token in children:
+        tag = html.one_tag(token.content) if token.type == "html_inline" else ("", "", [])
+        if kept is None:
+            if not html.kept_whole(*tag):
+                out.append(token)
+                continue
+            kept = (tag[1], 0, [])
+        name, depth, texts = kept
+        depth += (tag[:2] == ("start", name)) - (tag[:2] == ("end", name))
+        closer = token.markup if token.type == "code_inline" else ""
+        texts.append(token.markup + token.content + closer)
+        kept = (name, depth, texts) if depth else None
+        if kept is None:
+            out.append(Token("html_kept", "", 0, content="".join(texts)))
+    if kept is not None:  # never closed: kept as it was, to the block's end
+        out.append(Token("html_kept", "", 0, content="".join(kept[2])))
+    return out
 
 
 def _tail(token: Token) -> str:
