@@ -113,10 +113,16 @@ def train(
     lr: Annotated[float, typer.Option(min=0.0)] = TRAIN.lr,
     label_smoothing: Annotated[float, typer.Option(min=0.0, max=0.99)] = TRAIN.label_smoothing,
     patience: Annotated[
-        int, typer.Option(min=1, help="Epochs without a better validation BLEU before stopping.")
+        int,
+        typer.Option(
+            min=1, help="Epochs without a better validation BLEU or loss before stopping."
+        ),
     ] = TRAIN.patience,
     lr_patience: Annotated[
-        int, typer.Option(min=1, help="Epochs without a better validation BLEU before lr halves.")
+        int,
+        typer.Option(
+            min=1, help="Epochs without a better validation BLEU or loss before lr halves."
+        ),
     ] = TRAIN.lr_patience,
     save_every: Annotated[
         int, typer.Option(min=1, help="Steps between resume checkpoints.")

@@ -29,7 +29,8 @@ class RunState:
     position: int = 0  # batches of the current epoch done
     step: int = 0
     best_bleu: float | None = None  # the best at an epoch's end: what a plateau is measured by
-    bad_epochs: int = 0  # epoch ends without a better BLEU
+    best_loss: float | None = None  # and the lowest validation loss (None: a run before it)
+    bad_epochs: int = 0  # epoch ends without a better BLEU or loss
     lr_bad_epochs: int = 0  # the same, since the lr last decayed
     nan_steps: int = 0
     train_seconds: float = 0.0
