@@ -369,3 +369,24 @@ def test_a_translated_page_says_it_is_in_the_target_language(tiny):
     out = tiny.translate_document(page, format="html", beam=1)  # screen readers read lang
     assert out.startswith('<html lang="en" xml:lang="en"><p lang=en>I eats bread</p>')
     assert '<p lang="de">' in out  # another language's passage keeps its name
+
+
+def test_translated_subtitles_and_front_matter_say_they_are_in_the_target_language(tiny):
+    cues = "WEBVTT\nKind: captions\nLanguage: fr\n\n00:00.000 --> 00:02.000\nje mange pain\n"
+    out = tiny.translate_document(cues, format="vtt", beam=1)  # YouTube's header kept "fr"
+    assert out == "WEBVTT\nKind: captions\nLanguage: en\n\n00:00.000 --> 00:02.000\nI eats bread\n"
+    notes = '---\ntitle: x\nlang: "fr-FR"\nlocale: fr\n---\n\nje mange pain\n'
+    out = tiny.translate_document(notes, format="markdown", beam=1)
+    assert out == '---\ntitle: x\nlang: "en"\nlocale: fr\n---\n\nI eats bread\n'
+
+
+def test_a_page_s_placeholders_labels_and_description_are_translated(tiny):
+    page = (
+        '<head><meta name="description" content="je mange pain"><meta name="author" '
+        'content="il voit chat"></head><input placeholder="il voit chat" aria-label="je mange">'
+    )
+    out = tiny.translate_document(page, format="html", beam=1)
+    assert out == (
+        '<head><meta name="description" content="I eats bread"><meta name="author" '
+        'content="il voit chat"></head><input placeholder="he sees cat" aria-label="I eats">'
+    )

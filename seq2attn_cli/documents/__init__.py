@@ -22,7 +22,7 @@ from .inline import render, sources
 if TYPE_CHECKING:
     from ..decoding.translation import Translation
 
-READERS: dict[str, Callable[[str], list[Chunk]]] = {
+READERS: dict[str, Callable[..., list[Chunk]]] = {  # (text, *, languages) -> chunks
     "text": text.read,
     "html": html.read,
     "markdown": markdown.read,
@@ -94,10 +94,8 @@ def translated(
         )
     if problem := not_text([text[: 1 << 16].encode("utf-8", errors="replace")]):
         raise DocumentError(problem)
-    if format == "html":  # the page says it is in the target language now
-        chunks = html.read(text, languages=translator.config.languages)
-    else:
-        chunks = READERS[format](text)
+    # the document says it is in the target language now (<html lang>, Language:, lang:)
+    chunks = READERS[format](text, languages=translator.config.languages)
     limit = getattr(translator, "max_chars", None)  # longer sentences: cut in parts
     wanted = list(dict.fromkeys(sources(chunks, limit)))
     translations = translator.translate(wanted, beam=beam, glossary=glossary)

@@ -12,6 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+Languages = tuple[str | None, str | None]  # (source, target), as a model's config.json says
+NO_LANGUAGES: Languages = (None, None)
+
+
+def relabeled(code: str, languages: Languages) -> str:
+    """A language code as a translated document writes it: the target's where it names the
+    source ("fr", "fr-CA", "FR"), else as given."""
+    source, target = languages
+    if source and target and code.split("-")[0].split("_")[0].strip().lower() == source:
+        return target
+    return code
+
 
 def same(text: str) -> str:
     """Text written as it is (Markdown, plain text)."""

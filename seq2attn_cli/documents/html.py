@@ -1,13 +1,13 @@
 """HTML pages: the text of each block translated, inline tags placed by attention (inline.py).
 
 The standard library's html.parser reads the page; every character of it is kept as it was
-but the text of blocks, the alt and title attributes and a lang naming the source language
-(it names the target): tags, attributes, comments, the doctype, scripts, styles, <pre>,
-<code>, <kbd>, <samp>, <var>, <textarea> and any element marked translate="no" or
-class="notranslate". Entities are read as the characters they name
-and written back escaped (&amp; &lt; &gt;), others as the characters themselves. A line
-break inside a block's text is placed by attention, as in Markdown: a paragraph written over
-two lines comes out over two.
+but the text of blocks, the alt, title, placeholder and aria-label attributes, a <meta>
+description's content and a lang naming the source language (it names the target): tags,
+attributes, comments, the doctype, scripts, styles, <pre>, <code>, <kbd>, <samp>, <var>,
+<textarea> and any element marked translate="no" or class="notranslate". Entities are read
+as the characters they name and written back escaped (&amp; &lt; &gt;), others as the
+characters themselves. A line break inside a block's text is placed by attention, as in
+Markdown: a paragraph written over two lines comes out over two.
 """
 
 from __future__ import annotations
@@ -17,7 +17,18 @@ import re
 from dataclasses import replace
 from html.parser import HTMLParser
 
-from .chunks import Chunk, Close, Inline, Keep, Open, Part, Plain
+from .chunks import (
+    NO_LANGUAGES,
+    Chunk,
+    Close,
+    Inline,
+    Keep,
+    Languages,
+    Open,
+    Part,
+    Plain,
+    relabeled,
+)
 
 # inline elements: their tags are carried over to the words they wrapped
 INLINE = set(
@@ -27,7 +38,11 @@ INLINE = set(
 ATOMS = {"br", "img", "wbr"}  # inline, and empty: written as they were, where they belong
 VERBATIM = {"script", "style", "pre", "code", "kbd", "samp", "var", "textarea", "svg", "math"}
 VERBATIM_INLINE = {"code", "kbd", "samp", "var"}  # kept whole, inside the sentence around them
-TRANSLATED = {"alt", "title"}  # the attributes whose values are text, translated
+# the attributes whose values are text, translated (as Firefox Translations does), and a
+# <meta> whose content is the page's description or title, as search results and link
+# previews show it
+TRANSLATED = {"alt", "title", "placeholder", "aria-label"}
+DESCRIBED = {"description", "og:description", "og:title", "twitter:description", "twitter:title"}
 # a start tag's name, then one attribute at a time, as html.parser reads them
 TAG_NAME = re.compile(r"<[a-zA-Z][^\t\n\r\f />\x00]*(?:\s|/(?!>))*")
 ATTRIBUTE = re.compile(
@@ -84,18 +99,21 @@ class _Events(HTMLParser):
 
 
 def _parts(raw: str, attrs: list) -> tuple[Part, ...]:
-    """A start tag as written, its alt and title values to be translated.
+    """A start tag as written, the values of its TRANSLATED attributes to be translated.
 
     Its attributes are read one after the other as html.parser reads them, so text that only
     looks like one inside another's value stays; if they are not the parser's, none is read.
     """
     parts: list[Part] = []
     names, end = [], 0
+    named = dict(attrs)
+    meta = raw[:5].lower() == "<meta" and DESCRIBED & {named.get("name"), named.get("property")}
+    translated = TRANSLATED | {"content"} if meta else TRANSLATED
     at = m.end() if (m := TAG_NAME.match(raw)) else len(raw)
     while at < len(raw) and (m := ATTRIBUTE.match(raw, at)) and m.end() > at:
         names.append(m.group(1).lower())
         group = next((g for g in (3, 4, 5) if m.group(g) is not None), 0)
-        if group and names[-1] in TRANSLATED:
+        if group and names[-1] in translated:
             quote = '"' if group == 5 else ""  # unquoted, it would end at the first space
             value = Plain(html.unescape(m.group(group)), _attribute)
             parts += [raw[end : m.start(group)] + quote, value, quote]
@@ -106,19 +124,17 @@ def _parts(raw: str, attrs: list) -> tuple[Part, ...]:
     return (*parts, raw[end:]) if parts else (raw,)
 
 
-def _relabeled(raw: str, languages: tuple[str | None, str | None]) -> str:
+def _relabeled(raw: str, languages: Languages) -> str:
     """A start tag whose lang (or xml:lang) names the source language, naming the target: a
     page translated into English kept lang="fr", and screen readers read it as French."""
-    source, target = languages
-    if not (source and target and "lang" in raw.lower()):
+    if "lang" not in raw.lower():
         return raw
     out, end = [], 0
     at = m.end() if (m := TAG_NAME.match(raw)) else len(raw)
     while at < len(raw) and (m := ATTRIBUTE.match(raw, at)) and m.end() > at:
         group = next((g for g in (3, 4, 5) if m.group(g) is not None), 0)
-        named = group and m.group(1).lower() in ("lang", "xml:lang")
-        if named and m.group(group).split("-")[0].strip().lower() == source:  # fr, fr-CA
-            out += [raw[end : m.start(group)], target]
+        if group and m.group(1).lower() in ("lang", "xml:lang"):  # fr, fr-CA
+            out += [raw[end : m.start(group)], relabeled(m.group(group), languages)]
             end = m.end(group)
         at = m.end()
     return "".join(out) + raw[end:]
@@ -131,7 +147,7 @@ def _skipped(tag: str, attrs: list) -> bool:
     return tag in VERBATIM or named.get("translate") == "no" or "notranslate" in classes
 
 
-def read(page: str, *, languages: tuple[str | None, str | None] = (None, None)) -> list[Chunk]:
+def read(page: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
     """The page as chunks: markup as written, each block's text as an Inline; a lang attribute
     naming the source language names the target (`languages`: source, target)."""
     parser = _Events(page)

@@ -29,7 +29,18 @@ from markdown_it.token import Token
 
 from ..decoding.rules.urls import around
 from . import html
-from .chunks import Chunk, Close, Inline, Item, Keep, Open, Plain
+from .chunks import (
+    NO_LANGUAGES,
+    Chunk,
+    Close,
+    Inline,
+    Item,
+    Keep,
+    Languages,
+    Open,
+    Plain,
+    relabeled,
+)
 
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
 SPECIAL = re.compile(r"[\\`*_\[\]<>]")  # in text, these would start markup
@@ -45,6 +56,8 @@ FRONT_MATTER = re.compile(
     r"(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)",
     re.S,
 )
+# the page's language in front matter (Hugo, Jekyll, pandoc): lang: fr, language: "fr-CA"
+LANG = re.compile(r"""^((?:lang|language)[ \t]*:[ \t]*["']?)([A-Za-z]{2,3}(?:[-_]\w+)?)""", re.M)
 MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
 
 
@@ -105,12 +118,13 @@ PARSER.inline.ruler.at("image", _with_source(image, "image", 2))
 PARSER.inline.ruler.at("autolink", _with_source(autolink, "link_open", 0))
 
 
-def read(text: str) -> list[Chunk]:
-    """The document as chunks: its front matter and markup as written, each block's text as
-    an Inline."""
+def read(text: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
+    """The document as chunks: its front matter and markup as written (but a `lang:` naming
+    the source language, which names the target), each block's text as an Inline."""
     front = FRONT_MATTER.match(text)
     head = front.group() if front else ""
-    return [head, *_blocks(text[len(head) :])]
+    labeled = LANG.sub(lambda m: m.group(1) + relabeled(m.group(2), languages), head)
+    return [labeled, *_blocks(text[len(head) :])]
 
 
 def _blocks(text: str) -> list[Chunk]:

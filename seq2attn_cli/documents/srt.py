@@ -16,7 +16,7 @@ import srt
 
 from ..errors import DocumentError
 from . import html
-from .chunks import Chunk, Inline, Keep, same
+from .chunks import NO_LANGUAGES, Chunk, Inline, Keep, Languages, same
 
 BLANK = re.compile(r"((?:\r?\n)(?:[ \t]*\r?\n)+)")  # what parts two cues
 # an ASS/SSA override tag, which players read in SubRip too: {\an8} (top of the screen),
@@ -26,8 +26,9 @@ DIALOGUE = re.compile(rf"^(\s*(?:{OVERRIDE}\s*)*-+\s*)(.*)$", re.S)  # {\an8}- H
 MARKUP = re.compile(rf"(\r?\n|{OVERRIDE})")  # kept as Keeps: line breaks and override tags
 
 
-def read(text: str) -> list[Chunk]:
-    """The subtitles as chunks: numbers, timings and blank lines as written, cue text apart."""
+def read(text: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
+    """The subtitles as chunks: numbers, timings and blank lines as written, cue text apart
+    (no line of a SubRip file names its language)."""
     return blocks(text)[0]
 
 

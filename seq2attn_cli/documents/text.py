@@ -3,11 +3,11 @@ space, so N lines in give N lines out and blank lines and indentation stay where
 
 from __future__ import annotations
 
-from .chunks import Chunk, Inline
+from .chunks import NO_LANGUAGES, Chunk, Inline, Languages
 
 
-def read(text: str) -> list[Chunk]:
-    """One Inline per line, its line ending kept as it was."""
+def read(text: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
+    """One Inline per line, its line ending kept as it was (plain text names no language)."""
     chunks: list[Chunk] = []
     for line in text.splitlines(keepends=True):
         body = line.rstrip("\r\n")

@@ -17,21 +17,25 @@ from __future__ import annotations
 import re
 
 from ..errors import DocumentError
-from .chunks import Chunk
+from .chunks import NO_LANGUAGES, Chunk, Languages, relabeled
 from .srt import BLANK, cue_text, text_of
 
 HEADER = re.compile(r"WEBVTT(?:[ \t]|\r?\n|$)")
 TIME = r"(?:\d+:)?[0-5]\d:[0-5]\d\.\d{3}"  # hours if any, minutes, seconds, milliseconds
 TIMING = re.compile(rf"[ \t]*{TIME}[ \t]+-->[ \t]+{TIME}(?:[ \t].*)?\r?\n?")
+LANGUAGE = re.compile(r"^(Language:[ \t]*)(\S+)", re.M)  # a header's metadata line
 NOT_CUES = ("NOTE", "STYLE", "REGION")  # blocks of the file, not of the film: kept
 # a timestamp inside a cue's text (karaoke, YouTube's captions): html.parser reads it as text,
 # and it came out "&lt;:08.500"; kept as written, the runs between it translated each alone
 STAMP = re.compile(rf"(<{TIME}>)")
 
 
-def read(text: str) -> list[Chunk]:
-    """The subtitles as chunks: all but the cues' text as written."""
-    return blocks(text)[0]
+def read(text: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
+    """The subtitles as chunks: all but the cues' text as written, and a header's Language
+    naming the source language naming the target (YouTube writes "Language: fr")."""
+    chunks = blocks(text)[0]
+    header = LANGUAGE.sub(lambda m: m.group(1) + relabeled(m.group(2), languages), chunks[1])
+    return [chunks[0], header, *chunks[2:]]
 
 
 def blocks(text: str) -> tuple[list[Chunk], list[str]]:
