@@ -95,7 +95,7 @@ def test_markdown_footnotes_keep_their_references_and_labels(shipped):
 def test_a_footnote_that_reads_as_a_link_definition_is_still_translated(tiny):
     notes = 'il voit chat[^a]\n\n[^a]: je mange "pain"\n'  # a link definition's shape
     out = tiny.translate_document(notes, format="markdown", beam=1)
-    assert out.startswith("he sees cat[^a]\n\n[^a]: I eats") and "mange" not in out
+    assert out.startswith("he sees cat[^a]\n\n[^a]: I eats bread")
 
 
 def test_markdown_front_matter_is_kept_as_it_was(tiny):

@@ -114,15 +114,11 @@ def train(
     label_smoothing: Annotated[float, typer.Option(min=0.0, max=0.99)] = TRAIN.label_smoothing,
     patience: Annotated[
         int,
-        typer.Option(
-            min=1, help="Epochs without a better validation BLEU or loss before stopping."
-        ),
+        typer.Option(min=1, help="Epochs without a better validation BLEU before stopping."),
     ] = TRAIN.patience,
     lr_patience: Annotated[
         int,
-        typer.Option(
-            min=1, help="Epochs without a better validation BLEU or loss before lr halves."
-        ),
+        typer.Option(min=1, help="Epochs without a better validation BLEU before lr halves."),
     ] = TRAIN.lr_patience,
     save_every: Annotated[
         int, typer.Option(min=1, help="Steps between resume checkpoints.")

@@ -24,6 +24,7 @@ from ..data.subwords import train_subwords
 from ..errors import Interrupted, Terminated, TrainingError
 from . import distributed
 from .loss import label_smoothed_loss
+from .plateau import lowest, progress
 from .run import Run, RunState, autocast, out_resume, start_run
 from .signals import StopSignals, stop_signals
 from .validation import probe_attention, validate
@@ -188,7 +189,7 @@ def limit_reached(cfg: TrainConfig, state: RunState, lr: float) -> str:
         return f"--epochs {cfg.epochs} already reached ({_epochs_said(state.epoch)} trained)"
     if state.bad_epochs >= cfg.patience:  # it stopped early; a higher --patience goes on
         return (f"--patience {cfg.patience} already reached ({_epochs_said(state.bad_epochs)} "
-                "without a better validation BLEU or loss)")  # fmt: skip
+                "without a better validation BLEU)")  # fmt: skip
     if lr_spent(cfg, lr):
         return f"the {LR_FLOOR.format(min_lr=cfg.min_lr)} (it is {lr:g}): the run is done"
     return ""
@@ -274,34 +275,27 @@ def end_epoch(run: Run, done: float, tok_per_s: float | None, stop: str, report:
     return stop
 
 
-# a validation loss lower than the lowest by less than this share is no gain (a plateau, as
-# torch's ReduceLROnPlateau reads one: there 1e-4)
-LOSS_GAIN = 1e-3
-
-
 def _after_validation(run: Run, metrics: dict[str, Any], *, epoch_end: bool) -> str:
-    """Keep the best model; at an epoch's end, decay the lr on a plateau and say why to stop.
+    """Keep the best model; at an epoch's end, decay the lr on a plateau and say why to stop
+    (what counts as progress: plateau.py).
 
     Only epoch ends weigh in a plateau: a validation where --max-time or --max-steps stopped
     a run would otherwise decay the lr (it did, 0.001 -> 0.0005, in a run stopped 3 steps
     after an epoch's end), and a run stopped and resumed would learn unlike one that was not.
-    An epoch with a better BLEU or a lower loss is no plateau: a small model on a small corpus
-    scores BLEU 0 for its first epochs while its loss falls (a user's try-out: stopped at
-    step 25, "best validation BLEU 0.00", loss 3.44 -> 3.02; left to run, BLEU 36.7).
     """
     cfg, state, groups = run.cfg, run.state, run.optimizer.param_groups
     bleu, loss = metrics["valid_bleu"], metrics["valid_loss"]
-    if state.saved_bleu is None or bleu > state.saved_bleu:
-        state.saved_bleu = bleu
+    if progress(bleu, loss, state.saved_bleu, state.saved_loss):
+        state.saved_bleu = max(bleu, state.saved_bleu or bleu)
+        state.saved_loss = lowest(loss, state.saved_loss)
         ckpt.save_parameters(run.out / ckpt.PARAMETERS, run.model)
         metrics["saved"] = True
     if not epoch_end:
         return ""
-    better = state.best_bleu is None or bleu > state.best_bleu
-    lower = state.best_loss is None or loss < state.best_loss * (1 - LOSS_GAIN)
-    state.best_bleu = bleu if better else state.best_bleu
-    state.best_loss = loss if lower else state.best_loss
-    if better or lower:
+    better = progress(bleu, loss, state.best_bleu, state.best_loss)
+    state.best_bleu = max(bleu, state.best_bleu or bleu)
+    state.best_loss = lowest(loss, state.best_loss)
+    if better:
         state.bad_epochs, state.lr_bad_epochs = 0, 0
         return ""
     state.bad_epochs += 1
@@ -311,7 +305,7 @@ def _after_validation(run: Run, metrics: dict[str, Any], *, epoch_end: bool) -> 
         for group in groups:
             group["lr"] *= cfg.lr_decay
     if state.bad_epochs >= cfg.patience:
-        return f"early stopping: no better validation BLEU or loss for {cfg.patience} epochs"
+        return f"early stopping: no better validation BLEU for {cfg.patience} epochs"
     if lr_spent(cfg, groups[0]["lr"]):
         return LR_FLOOR.format(min_lr=cfg.min_lr)
     return ""

@@ -29,19 +29,24 @@ class RunState:
     position: int = 0  # batches of the current epoch done
     step: int = 0
     best_bleu: float | None = None  # the best at an epoch's end: what a plateau is measured by
-    best_loss: float | None = None  # and the lowest validation loss (None: a run before it)
-    bad_epochs: int = 0  # epoch ends without a better BLEU or loss
+    best_loss: float | None = None  # and the lowest loss (plateau.py: while BLEU is noise)
+    bad_epochs: int = 0  # epoch ends without progress
     lr_bad_epochs: int = 0  # the same, since the lr last decayed
     nan_steps: int = 0
     train_seconds: float = 0.0
     epochs: list[dict[str, Any]] = field(default_factory=list)  # validation figures
     saved_bleu: float | None = None  # that of model.safetensors: the best of every validation
+    saved_loss: float | None = None  # and the lowest loss of those that saved it
     shards: list[dict[str, int]] = field(default_factory=list)  # per rank, this process's run
 
     @classmethod
     def of(cls, counters: dict[str, Any]) -> RunState:
-        """The state a resume checkpoint's counters stand for."""
-        return cls(**{"saved_bleu": counters["best_bleu"], **counters})  # older: no saved_bleu
+        """The state a resume checkpoint's counters stand for; an older one's lowest loss read
+        from its validations (it had none: its first epoch resumed would reset the patience)."""
+        losses = [e["valid_loss"] for e in counters.get("epochs", []) if "valid_loss" in e]
+        lowest = min(losses, default=None)
+        older = {"saved_bleu": counters["best_bleu"], "best_loss": lowest, "saved_loss": lowest}
+        return cls(**{**older, **counters})
 
 
 @dataclass
