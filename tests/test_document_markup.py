@@ -163,3 +163,29 @@ def test_keys_joined_by_a_plus_stay_one_combination(shipped):
     for format, text in [("html", f"<p>{line}</p>"), ("markdown", line)]:
         assert "<kbd>Ctrl</kbd>+<kbd>C</kbd> " in shipped.translate_document(text, format=format)
     assert "`a`/`b`" in shipped.translate_document("Tapez `a`/`b` puis `c`.", format="markdown")
+
+
+def test_a_kept_element_in_markdown_is_its_source_character_for_character(shipped):
+    notes = "Tapez <kbd>&amp; et \\* et [lien](http://x.org)</kbd> ici.\n\n"
+    notes += "> Tapez <kbd>a\n> b</kbd> ici.\n"
+    out = shipped.translate_document(notes, format="markdown")
+    assert "<kbd>&amp; et \\* et [lien](http://x.org)</kbd>" in out  # not rebuilt from tokens
+    assert "<kbd>a\n> b</kbd>" in out  # its line break as the quote writes it
+
+
+def test_an_empty_element_marked_notranslate_keeps_the_rest_of_the_page_translated(shipped):
+    page = (
+        '<p>Entrez <input class="notranslate" placeholder="Votre nom"> ici.</p><p>Le chat dort.</p>'
+    )
+    out = shipped.translate_document(page, format="html")  # it had kept all after it as given
+    assert out.endswith("<p>The cat sleeps.</p>") and 'placeholder="Votre nom"' in out
+    notes = shipped.translate_document(page.replace("</p><p>", "\n\n")[3:-4], format="markdown")
+    assert notes.endswith("The cat sleeps.")
+
+
+def test_keys_joined_by_a_spaced_plus_and_a_meta_description_in_capitals(shipped):
+    page = "<p>Appuyez sur <kbd>Ctrl</kbd> + <kbd>C</kbd> pour copier.</p>"
+    assert "<kbd>Ctrl</kbd> + <kbd>C</kbd>" in shipped.translate_document(page, format="html")
+    head = '<meta name="Description" content="Une page sur les chats."><metadata content="x">'
+    out = shipped.translate_document(head, format="html")
+    assert 'content="A page on cats."' in out and '<metadata content="x">' in out

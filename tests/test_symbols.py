@@ -74,3 +74,22 @@ def test_a_word_in_a_script_the_model_cannot_read_is_copied_as_given(shipped):
     assert stand_in_urls("Désolé ¯\\_(ツ)_/¯", knows).kept == ("¯\\_(ツ)_/¯",)  # one face
     assert stand_in_urls("J'ai fini ^_^", knows).kept == ("^_^",)
     assert stand_in_urls("Erdoğan est là.", knows).kept == ()  # letters.py reads it "Erdogan"
+
+
+def test_a_name_in_another_script_is_copied_though_the_model_knows_a_letter_of_it(shipped):
+    knows = shipped.subwords.knows
+    assert knows("а") and not knows("И")  # Cyrillic а: a piece holds it (it looks like a)
+    got = [shipped.translate(s).text for s in ["Иван est mon ami.", "J'habite à 東京2020."]]
+    assert got == ["Иван is my friend.", "I live in 東京2020."]
+    assert "Дмитрий" in shipped.translate("C'est l'ami d'Дмитрий.").text  # after an elision
+    assert stand_in_urls("Erdoğan et Þór", knows).kept == ()  # Latin letters: letters.py's
+
+
+def test_an_emoji_after_an_elision_is_the_word_itself(shipped):
+    # glued to "l'", it went after the sentence's full stop: "I like the🍕 and one.☕"
+    assert shipped.translate("J'aime l'🍕 et l'☕.").text == "I like 🍕 and ☕."
+
+
+def test_an_emoji_glued_to_an_address_or_a_mention_is_not_warned_about(shipped):
+    line = "Écrivez à jean@ex.fr😀 ou @jean😀 #paris🎉."
+    assert shipped.unreadable(line) == [] and "@jean😀" in shipped.translate(line).text

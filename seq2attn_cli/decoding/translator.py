@@ -97,8 +97,8 @@ class Translator:
         symbols.py, markers.py)."""
         knows = self.subwords.knows
         read = stand_in_urls(text, knows)
-        blanked = read.pattern.sub(" ", read.text) if read.kept else text  # the stand-ins: out
-        blanked = set_aside(blanked, knows).read  # symbols glued to a word: written back
+        glued = set_aside(read.text, knows).read  # symbols glued to a word or a stand-in
+        blanked = read.pattern.sub(" ", glued) if read.kept else glued  # the stand-ins: out
         blanked = " ".join(Markers().read(part)[0] for part in sentences_of(blanked))  # markers
         return self.subwords.unknown(fold(blanked, knows)[0])
 

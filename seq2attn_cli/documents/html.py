@@ -35,7 +35,11 @@ INLINE = set(
     "a abbr b bdi bdo cite data del dfn em font i ins label mark q ruby rt s small span strong"
     " sub sup time tt u".split()
 ) | {"c", "v", "lang"}  # WebVTT's class, voice and language spans (vtt.py)
-ATOMS = {"br", "img", "wbr"}  # inline, and empty: written as they were, where they belong
+# inline, and empty: written as they were (a placeholder translated), where they belong
+ATOMS = {"br", "img", "wbr", "input"}
+# elements that have no content and no end tag: none is kept whole, translate="no" or not
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}  # fmt: skip
 VERBATIM = {"script", "style", "pre", "code", "kbd", "samp", "var", "textarea", "svg", "math"}
 VERBATIM_INLINE = {"code", "kbd", "samp", "var"}  # kept whole, inside the sentence around them
 # the attributes whose values are text, translated (as Firefox Translations does), and a
@@ -106,8 +110,9 @@ def _parts(raw: str, attrs: list) -> tuple[Part, ...]:
     """
     parts: list[Part] = []
     names, end = [], 0
-    named = dict(attrs)
-    meta = raw[:5].lower() == "<meta" and DESCRIBED & {named.get("name"), named.get("property")}
+    named = {k: (v or "").lower() for k, v in attrs}
+    tag = m.group().strip("< \t\n\r\f/").lower() if (m := TAG_NAME.match(raw)) else ""
+    meta = tag == "meta" and DESCRIBED & {named.get("name"), named.get("property")}
     translated = TRANSLATED | {"content"} if meta else TRANSLATED
     at = m.end() if (m := TAG_NAME.match(raw)) else len(raw)
     while at < len(raw) and (m := ATTRIBUTE.match(raw, at)) and m.end() > at:
@@ -193,14 +198,15 @@ def read(page: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
 
 def kept_whole(kind: str, tag: str, attrs: list) -> bool:
     """Whether a tag starts an element whose content is kept as it was (<code>, <kbd>...)."""
-    return kind == "start" and _skipped(tag, attrs) and tag not in ATOMS
+    return kind == "start" and _skipped(tag, attrs) and tag not in VOID
 
 
 def inline_item(raw: str, kind: str, tag: str, attrs: list) -> Open | Close | Keep | None:
     """What a tag (as html.parser reads it) is in a block's text: an inline element's opening
     or closing tag, or markup kept where it is (<br>, <img>, a comment); None for a block's."""
     if kind in ("start", "empty") and (tag in ATOMS or kind == "empty" and tag in INLINE):
-        return Keep(_parts(raw, attrs), breaks=tag == "br", cuts=tag == "br")
+        parts = (raw,) if _skipped(tag, attrs) else _parts(raw, attrs)  # translate="no": all
+        return Keep(parts, breaks=tag == "br", cuts=tag == "br")
     if kind == "start" and tag in INLINE:
         return Open(_parts(raw, attrs), tag)
     if kind == "end" and tag in INLINE:

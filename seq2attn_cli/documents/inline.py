@@ -157,7 +157,7 @@ def _nested(items: list[Item]) -> list[Item] | None:
 
 def _joined(chunk: Inline) -> list[Item]:
     """An Inline's items with atoms joined by marks alone into one ("<kbd>Ctrl</kbd>+<kbd>C</kbd>",
-    "`a`/`b`"): placed apart, the model dropped the "+" and the keys came out swapped."""
+    "`a` / `b`"): placed apart, the model dropped the "+" and the keys came out swapped."""
     out: list[Item] = []
     for item in chunk.items:
         if isinstance(item, Keep) and not item.breaks and len(out) > 1 and _mark(out[-1]):
@@ -171,10 +171,10 @@ def _joined(chunk: Inline) -> list[Item]:
 
 
 def _mark(item: Item) -> bool:
-    """Whether an item is text of marks alone, with no space or word ("+", "/", "-")."""
-    return (
-        isinstance(item, str) and bool(item) and not any(c.isspace() or c.isalnum() for c in item)
-    )
+    """Whether an item is text of marks alone, spaced or not ("+", " + ", "/"), on one line."""
+    if not isinstance(item, str) or not item.strip() or "\n" in item:
+        return False
+    return not any(c.isalnum() for c in item)
 
 
 def _run(items: list[Item]) -> _Run:

@@ -230,7 +230,7 @@ def _items(children: list[Token], content: str, prefixes: list[str], newline: st
     lines = content.split("\n")
     items: list[Item] = []
     line, links, skip = 0, [], False
-    for token in _kept_whole(children):
+    for token in _kept_whole(children, content):
         kind = token.type
         if skip:  # the text of an autolink, written whole with its <...>
             skip = kind != "link_close"
@@ -268,34 +268,39 @@ def _items(children: list[Token], content: str, prefixes: list[str], newline: st
         elif kind == "html_inline":  # <b> and </b> carried over to the words, as in a page
             items.append(html.inline_item(token.content, *html.one_tag(token.content))
                          or Keep((token.content,)))  # fmt: skip
-        elif kind == "html_kept":
-            items.append(Keep((token.content,)))
+        elif kind == "html_kept":  # its line breaks as the block writes them
+            first, *others = token.content.split("\n")
+            for other in others:
+                line += 1
+                first += f"{newline}{prefixes[line]}{other}"
+            items.append(Keep((first,)))
         else:  # a token this reader does not know: its text, as written
             items.append(Keep((token.markup + token.content,)))
     return items
 
 
-def _kept_whole(children: list[Token]) -> list[Token]:
+def _kept_whole(children: list[Token], content: str) -> list[Token]:
     """The inline tokens with each element HTML keeps as it was (<kbd>Ctrl</kbd>, <code>) as
-    one token, "html_kept", that holds it as written."""
+    one token, "html_kept", that holds its source text (`content`, the block's), as written."""
     out: list[Token] = []
-    kept: tuple[str, int, list[str]] | None = None  # the element's name, depth and text
+    kept: tuple[str, int, int] | None = None  # the element's name, depth and start
+    at = 0  # where in `content` the last tag found ends
     for token in children:
-        tag = html.one_tag(token.content) if token.type == "html_inline" else ("", "", [])
+        tag, start = ("", "", []), at
+        if token.type == "html_inline" and (found := content.find(token.content, at)) >= 0:
+            tag, start, at = html.one_tag(token.content), found, found + len(token.content)
         if kept is None:
             if not html.kept_whole(*tag):
                 out.append(token)
                 continue
-            kept = (tag[1], 0, [])
-        name, depth, texts = kept
+            kept = (tag[1], 0, start)
+        name, depth, begin = kept
         depth += (tag[:2] == ("start", name)) - (tag[:2] == ("end", name))
-        closer = token.markup if token.type == "code_inline" else ""
-        texts.append(token.markup + token.content + closer)
-        kept = (name, depth, texts) if depth else None
+        kept = (name, depth, begin) if depth else None
         if kept is None:
-            out.append(Token("html_kept", "", 0, content="".join(texts)))
+            out.append(Token("html_kept", "", 0, content=content[begin:at]))
     if kept is not None:  # never closed: kept as it was, to the block's end
-        out.append(Token("html_kept", "", 0, content="".join(kept[2])))
+        out.append(Token("html_kept", "", 0, content=content[kept[2] :]))
     return out
 
 

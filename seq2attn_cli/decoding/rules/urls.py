@@ -30,16 +30,19 @@ An emoji or other symbol the model has no piece for, standing apart from the wor
 the same way: the model read one as <unk> and made a word up for it ("J'aime les 🍕 et les
 🍔." -> "I like the clock and the clock."; "Je bois du ☕ le matin." -> "I drink the morning
 in the morning."); read as URL, "I like 🍕 and 🍔." and "I drink ☕ the morning.". A line of
-nothing else is written back as given (clean.py); one glued to a word is symbols.py's. A word
-in a script the model has no piece for, a name it can only copy, is read the same way
-("J'habite à 東京." -> "I live in a hurry.", now "I live in 東京."; the dev sets' 9 lines,
-mostly MTNT's faces such as "^_^" and a Japanese address: BLEU 19.17 -> 30.09).
+nothing else is written back as given (clean.py); one glued to a word is symbols.py's, one
+after an elision ("l'🍕") the word itself. A word of symbols ("^_^"), or in a script other
+than Latin with a letter the model has no piece for ("東京", "Иван": it knows "а"), a name
+it can only copy, is read the same way ("J'habite à 東京." -> "I live in a hurry.", now "I
+live in 東京."; the dev sets' 11 lines, mostly MTNT's faces and a Japanese address: BLEU
+19.54 -> 26.18).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -89,6 +92,8 @@ ENDING = ".,;:!?"  # the marks that end a clause or a sentence
 LETTERS = re.compile(r"\w(?:[\w']*\w)?")  # a word without the marks around it: "(RLL)."
 JOINERS = "\u200d\ufe0e\ufe0f"  # zero-width joiner, text and emoji presentation selectors
 KEYCAPS = re.compile(r"(?:[0-9#*]\ufe0f?\u20e3)+")
+# a word, and what an elision's apostrophe parts from it ("l'🍕", "d'Дмитрий")
+ELIDED = re.compile(r"[^\s'’]+")
 
 
 @dataclass(frozen=True)
@@ -119,27 +124,38 @@ def stand_in_urls(text: str, knows: Callable[[str], bool] | None = None) -> Stan
 def _symbols(
     text: str, knows: Callable[[str], bool], urls: list[tuple[int, int, str]]
 ) -> list[tuple[int, int, str]]:
-    """In each word of the line with no letter or digit the model can read ("🍕", "👍🏽",
-    "東京", "¯\\_(ツ)_/¯"), its first to its last character that no piece holds, outside
-    the URLs; none if nothing else of the line is a word the model can read."""
-
-    def readable(c: str) -> bool:  # a joiner binds the emoji of a sequence, known or not
-        base = base_letter(c)  # letters.py reads "й" as "и" where the model knows that one
-        return c not in JOINERS and (knows(c) or (c.isalpha() and base is not None and knows(base)))
-
+    """Outside the URLs: in each word with no letter or digit the model can read ("🍕",
+    "👍🏽", "¯\\_(ツ)_/¯"), its first to its last character that no piece holds; and each
+    word of letters from no Latin script with one the model cannot read ("東京", "Иван",
+    whose "а" it knows); none if nothing else of the line is a word the model can read."""
     runs = [(m.start(), m.end(), m.group()) for m in KEYCAPS.finditer(text)]
 
-    def in_url(i: int) -> bool:  # or in a keycap
+    def in_url(i: int) -> bool:
+        """Whether character i is in a URL or a keycap."""
         return any(a <= i < b for a, b, _ in urls + runs)
 
-    for m in re.finditer(r"\S+", text):  # "🍕." -> "🍕": the marks it knows stay the model's
-        if any(c.isalnum() and readable(c) for c in m.group()):  # a word: symbols.py's
+    for m in ELIDED.finditer(text):  # "🍕." -> "🍕": the marks it knows stay the model's
+        if not any(c.isalnum() and _readable(c, knows) for c in m.group()):
+            lost = [i for i, c in enumerate(m.group(), m.start()) if not _readable(c, knows)]
+            if lost and not in_url(lost[0]) and not starts_a_sentence(text, lost[0]):
+                runs.append((lost[0], lost[-1] + 1, text[lost[0] : lost[-1] + 1]))
             continue
-        lost = [i for i, c in enumerate(m.group(), m.start()) if not readable(c)]
-        if lost and not in_url(lost[0]) and not starts_a_sentence(text, lost[0]):
-            runs.append((lost[0], lost[-1] + 1, text[lost[0] : lost[-1] + 1]))
-    words = any(c.isalnum() and readable(c) and not in_url(i) for i, c in enumerate(text))
-    return runs if words else []  # runs hold no letter or digit it reads: the words are outside
+        for w in re.finditer(r"\w+", m.group()):  # a word of the token: "d'Дмитрий", "東京2020"
+            at = m.start() + w.start()
+            foreign = not any(unicodedata.name(c, "").startswith("LATIN") for c in w.group())
+            if foreign and not all(_readable(c, knows) for c in w.group()) and not in_url(at):
+                runs.append((at, at + len(w.group()), w.group()))
+    words = any(c.isalnum() and _readable(c, knows) and not in_url(i) for i, c in enumerate(text))
+    return sorted(runs) if words else []  # the words the model reads are outside them
+
+
+def _readable(char: str, knows: Callable[[str], bool]) -> bool:
+    """Whether the model reads a character: a piece holds it, or a letter's base letter
+    (letters.py reads "ğ" as "g"); a joiner binds an emoji's sequence, known or not."""
+    if char in JOINERS:
+        return False
+    base = base_letter(char) if char.isalpha() else None
+    return knows(char) or (base is not None and knows(base))
 
 
 def stand_in(text: str, spans: list[tuple[int, int, str]], word: str = PLACEHOLDER) -> StandIns:
