@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ..explain.links import CORE, aligned_targets
 from ..translation import Translation
-from .urls import JOINERS
+from .unread import JOINERS
 
 if TYPE_CHECKING:
     from .pipeline import Setting

@@ -42,15 +42,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..explain.alignment import WORD_START, WordAttention, group_pieces
 from ..translation import Translation
-from .letters import base_letter
-from .markers import starts_a_sentence
+from .unread import unread_runs
 
 if TYPE_CHECKING:
     from .pipeline import Setting
@@ -90,10 +88,6 @@ OPENING = {")": "(", "]": "[", "}": "{"}
 PUNCTUATION = re.compile(r"^(.*?\w)(\W*)$", re.S)  # a word and the marks after it
 ENDING = ".,;:!?"  # the marks that end a clause or a sentence
 LETTERS = re.compile(r"\w(?:[\w']*\w)?")  # a word without the marks around it: "(RLL)."
-JOINERS = "\u200d\ufe0e\ufe0f"  # zero-width joiner, text and emoji presentation selectors
-KEYCAPS = re.compile(r"(?:[0-9#*]\ufe0f?\u20e3)+")
-# a word, and what an elision's apostrophe parts from it ("l'🍕", "d'Дмитрий")
-ELIDED = re.compile(r"[^\s'’]+")
 
 
 @dataclass(frozen=True)
@@ -117,45 +111,8 @@ def stand_in_urls(text: str, knows: Callable[[str], bool] | None = None) -> Stan
     no piece holds (`knows`: whether one does) when the line has words besides."""
     spans = [(start, start + len(url), url) for start, url in found(text)]
     if knows is not None:
-        spans = sorted(spans + _symbols(text, knows, spans))
+        spans = sorted(spans + unread_runs(text, knows, spans))
     return stand_in(text, spans)
-
-
-def _symbols(
-    text: str, knows: Callable[[str], bool], urls: list[tuple[int, int, str]]
-) -> list[tuple[int, int, str]]:
-    """Outside the URLs: in each word with no letter or digit the model can read ("🍕",
-    "👍🏽", "¯\\_(ツ)_/¯"), its first to its last character that no piece holds; and each
-    word of letters from no Latin script with one the model cannot read ("東京", "Иван",
-    whose "а" it knows); none if nothing else of the line is a word the model can read."""
-    runs = [(m.start(), m.end(), m.group()) for m in KEYCAPS.finditer(text)]
-
-    def in_url(i: int) -> bool:
-        """Whether character i is in a URL or a keycap."""
-        return any(a <= i < b for a, b, _ in urls + runs)
-
-    for m in ELIDED.finditer(text):  # "🍕." -> "🍕": the marks it knows stay the model's
-        if not any(c.isalnum() and _readable(c, knows) for c in m.group()):
-            lost = [i for i, c in enumerate(m.group(), m.start()) if not _readable(c, knows)]
-            if lost and not in_url(lost[0]) and not starts_a_sentence(text, lost[0]):
-                runs.append((lost[0], lost[-1] + 1, text[lost[0] : lost[-1] + 1]))
-            continue
-        for w in re.finditer(r"\w+", m.group()):  # a word of the token: "d'Дмитрий", "東京2020"
-            at = m.start() + w.start()
-            foreign = not any(unicodedata.name(c, "").startswith("LATIN") for c in w.group())
-            if foreign and not all(_readable(c, knows) for c in w.group()) and not in_url(at):
-                runs.append((at, at + len(w.group()), w.group()))
-    words = any(c.isalnum() and _readable(c, knows) and not in_url(i) for i, c in enumerate(text))
-    return sorted(runs) if words else []  # the words the model reads are outside them
-
-
-def _readable(char: str, knows: Callable[[str], bool]) -> bool:
-    """Whether the model reads a character: a piece holds it, or a letter's base letter
-    (letters.py reads "ğ" as "g"); a joiner binds an emoji's sequence, known or not."""
-    if char in JOINERS:
-        return False
-    base = base_letter(char) if char.isalpha() else None
-    return knows(char) or (base is not None and knows(base))
 
 
 def stand_in(text: str, spans: list[tuple[int, int, str]], word: str = PLACEHOLDER) -> StandIns:
