@@ -193,8 +193,15 @@ def test_a_resumed_run_already_at_its_limit_trains_nothing_and_says_so(tmp_path,
     files = {f.name: f.read_bytes() for f in out.iterdir()}
     steps = json.loads((out / "config.json").read_text())["steps"]
     for limit, said in [
-        (("--epochs", "1"), "--epochs 1 already reached (1 epoch trained)"),
-        (("--max-steps", "2"), f"--max-steps 2 already reached (the run is at step {steps})"),
+        (
+            ("--epochs", "1"),
+            "--epochs 1 already reached (1 epoch trained; a higher --epochs goes on)",
+        ),
+        (
+            ("--max-steps", "2"),
+            f"--max-steps 2 already reached (the run is at step {steps}; a higher",
+        ),
+        (("--max-steps", "200"), "--epochs 1 already reached (1 epoch trained; a higher --epochs"),
     ]:
         again = train("--resume", "--out", out, *limit, "--threads", "1")
         assert again.exit_code == 0, again.output

@@ -183,13 +183,17 @@ def limit_reached(cfg: TrainConfig, state: RunState, lr: float) -> str:
     """The limit a run where `state` stands, at learning rate `lr`, has already reached under
     `cfg` ('' if none): a run resumed there would train nothing, or one epoch to stop again.
     --max-time counts from each process's start."""
+    # each says which limit a resume must raise: "--epochs 30 already reached" answered a
+    # --max-steps 160 that a user gave to go on, and named no way to (a user's try-out)
     if _steps_done(cfg, state.step):
-        return f"--max-steps {cfg.max_steps} already reached (the run is at step {state.step:,})"
+        return (f"--max-steps {cfg.max_steps} already reached (the run is at step "
+                f"{state.step:,}; a higher --max-steps goes on)")  # fmt: skip
     if state.epoch >= cfg.epochs:
-        return f"--epochs {cfg.epochs} already reached ({_epochs_said(state.epoch)} trained)"
-    if state.bad_epochs >= cfg.patience:  # it stopped early; a higher --patience goes on
+        return (f"--epochs {cfg.epochs} already reached ({_epochs_said(state.epoch)} trained; "
+                "a higher --epochs goes on)")  # fmt: skip
+    if state.bad_epochs >= cfg.patience:
         return (f"--patience {cfg.patience} already reached ({_epochs_said(state.bad_epochs)} "
-                "without a better validation BLEU)")  # fmt: skip
+                "without a better validation BLEU; a higher --patience goes on)")  # fmt: skip
     if lr_spent(cfg, lr):
         return f"the {LR_FLOOR.format(min_lr=cfg.min_lr)} (it is {lr:g}): the run is done"
     return ""
