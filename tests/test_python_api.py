@@ -150,3 +150,10 @@ def test_load_names_what_is_wrong_with_a_path_in_the_cli_s_words(tmp_path) -> No
     for name, says in cases.items():
         with pytest.raises(ModelError, match=f"{name}{says}"):
             s2a.load(str(tmp_path / name))
+
+
+def test_what_the_model_could_not_read_is_in_dropped_as_the_cli_warns_of_it(shipped):
+    # Python and the server said nothing where `s2a translate` warned (a user's try-out)
+    t = shipped.translate("Sánchez est l☃à.")
+    assert "☃" in t.dropped and "☃" not in t.text
+    assert shipped.translate("🍕 🍕").dropped == []  # written back as given: not dropped

@@ -285,7 +285,7 @@ def _warn(t: Any, place: str, unknown: list[str]) -> None:
     from ..decoding.explain.confidence import is_number, is_symbol
 
     # symbols and numbers are judged by the text, so certain, unlike a word's attention
-    if symbols := [w for w in t.dropped if is_symbol(w) or is_number(w)]:
+    if symbols := [w for w in t.dropped if (is_symbol(w) or is_number(w)) and w not in unknown]:
         runs = ", ".join(f'"{s}"' for s in symbols)
         err.print(
             f"[yellow]warning:[/] {escape(place)}: the translation left out {escape(runs)}",

@@ -159,7 +159,15 @@ class Translator:
                 done[n].append(rules.write_part(part, self.copy_of(part), []))
             else:
                 done[n].append(rules.write_part(part, *self.searched(part.ids, next(searched))))
-        return [rules.write(line, found) for line, found in zip(lines, done, strict=True)]
+        written = [rules.write(line, found) for line, found in zip(lines, done, strict=True)]
+        return [self._unread_said(t, text) for t, text in zip(written, texts, strict=True)]
+
+    def _unread_said(self, t: Translation, text: str) -> Translation:
+        """`t` with what of its line the model could not read and the translation does not
+        hold among its dropped words ("☃" of "l☃à"): Python and the server said nothing of
+        what the command line warns about (a user's try-out)."""
+        lost = [run for run in self.unreadable(text) if run not in t.text and run not in t.dropped]
+        return dataclasses.replace(t, dropped=[*t.dropped, *lost]) if lost else t
 
     def pipeline(
         self, glossary: Mapping[str, str] | None = None, *, names: Sequence[str] | None = None
