@@ -6,6 +6,7 @@ import dataclasses
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -310,3 +311,17 @@ def test_no_line_a_request_unless_asked(tiny_model) -> None:
         proc.terminate()
         said = proc.communicate(timeout=30)[1]
     assert "/translate" not in said
+
+
+@pytest.mark.parametrize(
+    "signum, code, said",
+    [(signal.SIGINT, 130, "s2a: interrupted"), (signal.SIGTERM, 143, "s2a: stopped by SIGTERM")],
+)
+def test_ctrl_c_or_sigterm_stops_the_server_with_a_line_that_says_so(
+    tiny_model, signum, code, said
+):
+    proc, url = start_server(tiny_model)
+    assert post(url, "je mange pain")
+    proc.send_signal(signum)  # SIGTERM as systemd or docker stop send it: it died with -15
+    rest = proc.communicate(timeout=30)[1]
+    assert proc.returncode == code and rest.splitlines()[-1:] == [said], rest

@@ -63,6 +63,7 @@ def serve(
         other = model_dir(compare, option="--compare") if compare else None
         from ..serve.server import UNDETERMINED, Limits, address, bind, create_app, model_languages
         from ..serve.server import serve as run_server
+        from ..training.signals import raise_sigterm_at_once
 
         try:
             sock = bind(host, port)
@@ -102,4 +103,8 @@ def serve(
             f"s2a: serving {escape(str(directory))} ({pair}) at {address(sock)}; Ctrl-C stops",
             soft_wrap=True,
         )
+        # uvicorn shuts down on Ctrl-C or SIGTERM, then raises it again: SIGTERM had killed
+        # s2a without a word (exit -15); now it ends as Ctrl-C does, with SIGTERM's 143
+        raise_sigterm_at_once()
         run_server(app_, sock)
+        err.print("s2a: stopped serving")  # SIGINT ignored (`s2a serve &`): uvicorn still stops
