@@ -160,13 +160,13 @@ class Translator:
             else:
                 done[n].append(rules.write_part(part, *self.searched(part.ids, next(searched))))
         written = [rules.write(line, found) for line, found in zip(lines, done, strict=True)]
-        return [self._unread_said(t, text) for t, text in zip(written, texts, strict=True)]
+        return [self._unread_said(t) for t in written]
 
-    def _unread_said(self, t: Translation, text: str) -> Translation:
-        """`t` with what of its line the model could not read and the translation does not
-        hold among its dropped words ("☃" of "l☃à"): Python and the server said nothing of
-        what the command line warns about (a user's try-out)."""
-        lost = [run for run in self.unreadable(text) if run not in t.text and run not in t.dropped]
+    def _unread_said(self, t: Translation) -> Translation:
+        """`t` with what of its line (as far as it was read: a line too long is cut) the model
+        could not read and the translation does not hold among its dropped words ("☃" of
+        "l☃à"): Python and the server said nothing of what the command line warns about."""
+        lost = [r for r in self.unreadable(t.source) if r not in t.text and r not in t.dropped]
         return dataclasses.replace(t, dropped=[*t.dropped, *lost]) if lost else t
 
     def pipeline(
