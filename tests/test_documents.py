@@ -211,10 +211,10 @@ def test_a_web_subtitle_file_is_read_as_one_and_its_odd_block_named(tiny_model, 
 
 
 def test_plain_text_keeps_its_lines_and_translates_each_sentence(tiny):
-    text = "je mange pain\n\n   elle aime eau\n"
+    text = "je mange pain\n\n   elle aime eau\til voit chat\n"
     assert (
         tiny.translate_document(text, format="text", beam=1)
-        == "I eats bread\n\n   she loves water\n"
+        == "I eats bread\n\n   she loves water\the sees cat\n"
     )
 
 

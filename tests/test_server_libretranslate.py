@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from urllib.parse import urlencode
 
 import pytest
@@ -198,6 +199,8 @@ def test_frontend_settings_answer_as_libretranslate_does(client) -> None:
 
 
 def test_over_the_request_limit_a_client_gets_429_slowdown(translator) -> None:
+    if time.time() % 60 > 45:  # the limit counts each clock minute: all four requests in one
+        time.sleep(60.5 - time.time() % 60)
     with client_for(translator, per_minute=2) as c:
         for _ in range(2):
             assert c.post("/translate", json={"q": LINES[0], "source": "fr"}).status_code == 200

@@ -56,6 +56,51 @@ def test_pipe_keeps_one_line_per_input(tiny_model):
     assert b"longer than s2a translates" in result.stderr  # the 12,000-character line
 
 
+def test_a_tab_s_columns_and_a_line_s_indentation_come_out_as_given(tiny_model):
+    lines = ["je mange pain\til voit chat", "    elle aime eau", "7\t\t  il voit chat\t"]
+    result = s2a("translate", "--model", str(tiny_model), stdin="\n".join(lines).encode() + b"\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.decode().splitlines() == [
+        "I eats bread\the sees cat",
+        "    she loves water",
+        "7\t\t  he sees cat\t",
+    ]
+    jsonl = s2a(
+        "translate",
+        "--model",
+        str(tiny_model),
+        "--format",
+        "jsonl",
+        stdin=b"je mange pain\til voit chat\n",
+    )
+    t = json.loads(jsonl.stdout)
+    assert t["source"] == "je mange pain\til voit chat" and t["parts"] == 2
+    assert len(t["attention"]) == len(t["tgt_tokens"]) and all(
+        len(row) == len(t["src_tokens"]) for row in t["attention"]
+    )
+
+
+def test_a_file_s_byte_order_mark_starts_its_translation_too(tiny_model, tmp_path):
+    bom = "\ufeff".encode()
+    piped = s2a("translate", "--model", str(tiny_model), stdin=bom + b"je mange pain\n")
+    assert piped.stdout == bom + b"I eats bread\n", piped.stderr
+    (tmp_path / "a.txt").write_bytes(bom + b"je mange pain\n")
+    as_text = s2a(
+        "translate",
+        "--model",
+        str(tiny_model),
+        "-i",
+        str(tmp_path / "a.txt"),
+        "--input-format",
+        "text",
+    )
+    assert as_text.stdout == bom + b"I eats bread\n", as_text.stderr
+    jsonl = s2a(
+        "translate", "--model", str(tiny_model), "--format", "jsonl", stdin=bom + b"je mange pain\n"
+    )
+    assert json.loads(jsonl.stdout)["translation"] == "I eats bread"
+
+
 def test_arguments_are_translated_one_each_greedy_and_beam(tiny_model):
     for beam in ("1", "5"):
         result = runner.invoke(

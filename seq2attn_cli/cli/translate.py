@@ -124,7 +124,7 @@ def translate(
         elif stream is None and sys.stdin.isatty():
             _prompt(emit)
         else:
-            from ..data.streams import line_chunks, not_text
+            from ..data.streams import BOM, line_chunks, not_text
 
             line_no, bad = 1, 0  # bad: lines not UTF-8
             # big chunks sort better by length: 16 batches a chunk ~10% faster than 4 (beam 5)
@@ -132,6 +132,15 @@ def translate(
                 if line_no == 1 and (problem := not_text(chunk)):
                     fail(f"{name or 'stdin'}: {problem}")
                 lines, bad = _decoded(chunk, name, line_no, bad)
+                if (
+                    line_no == 1
+                    and lines
+                    and lines[0].startswith(BOM)
+                    and format == "text"
+                    and not align
+                ):
+                    sys.stdout.write(BOM)  # a Windows editor's mark: the output keeps it too
+                    lines[0] = lines[0].removeprefix(BOM)
                 emit(lines, line_no)
                 line_no += len(lines)
             if bad > BAD_LINES_NAMED:

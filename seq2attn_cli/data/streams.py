@@ -7,6 +7,8 @@ import select
 from collections.abc import Iterator
 from typing import BinaryIO
 
+BOM = "\ufeff"  # the byte-order mark a Windows editor starts a UTF-8 file with
+
 
 def line_chunks(
     stream: BinaryIO, *, chunk: int, max_bytes: int = 1 << 20, chunk_bytes: int = 1 << 24

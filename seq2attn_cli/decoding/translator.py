@@ -14,6 +14,7 @@ from ..config import DECODE, UNK, StoredConfig
 from ..data.subwords import EOS_PIECE, Subwords
 from ..model.int8 import is_quantized, quantize
 from ..model.seq2seq import Seq2Seq
+from .columns import columns_of, in_columns
 from .rules.clean import copied, longest_line, worded
 from .rules.letters import fold
 from .rules.markers import Markers
@@ -140,8 +141,21 @@ class Translator:
                 f"translate() takes a str (one sentence) or a list of str, not {_describe(texts)}"
             )
         _check_counts(beam=beam, batch_size=batch_size)
+        columns = [columns_of(text) for text in texts]  # a tab's columns: each a line alone
+        done = iter(
+            self._translate_lines(
+                [c.text for cs in columns for c in cs], beam, batch_size, glossary
+            )
+        )
+        written = [in_columns(cs, [next(done) for _ in cs]) for cs in columns]
+        return [self._unread_said(t) for t in written]
+
+    def _translate_lines(
+        self, texts: list[str], beam: int, batch_size: int, glossary: Mapping[str, str] | None
+    ) -> list[Translation]:
+        """Each line (no tab in it) translated: read by the rules, searched, written back."""
         rules = self.pipeline(glossary)
-        lines = rules.read(list(texts))
+        lines = rules.read(texts)
         readable = [(n, part) for n, line in enumerate(lines) for part in line.parts]
         readable = [(n, part) for n, part in readable if self._readable(part.ids)]
         copies = [not worded(part.read) for _, part in readable]  # rules/clean.py
@@ -159,8 +173,7 @@ class Translator:
                 done[n].append(rules.write_part(part, self.copy_of(part), []))
             else:
                 done[n].append(rules.write_part(part, *self.searched(part.ids, next(searched))))
-        written = [rules.write(line, found) for line, found in zip(lines, done, strict=True)]
-        return [self._unread_said(t) for t in written]
+        return [rules.write(line, found) for line, found in zip(lines, done, strict=True)]
 
     def _unread_said(self, t: Translation) -> Translation:
         """`t` with what of its line (as far as it was read: a line too long is cut) the model
