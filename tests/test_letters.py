@@ -7,6 +7,7 @@ from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.decoding.rules.letters import fold, write_back, write_back_pieces
+from seq2attn_cli.decoding.rules.unread import readable
 
 FRENCH = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéèàçô .,")
 NAMES = "José Sánchez et Miloš Zeman à Łódź."
@@ -20,6 +21,14 @@ def test_a_letter_without_a_piece_is_read_as_its_base_letter():
 
 def test_a_letter_whose_base_has_no_piece_either_is_left_for_the_warning():
     assert fold("☃ ü", set("abc ").__contains__) == ("☃ ü", {})  # no base letter; u unknown
+
+
+def test_a_mark_over_a_space_is_no_letter_and_what_is_read_is_what_is_warned_of():
+    # "¯" is a space under a macron: read as that space, "prix¯" had lost its mark unwarned
+    assert fold("prix¯ ²", FRENCH.__contains__) == ("prix¯ ²", {})
+    assert fold("m² ①", set("m12 ").__contains__) == ("m2 1", {"m2": "m²"})
+    knows = set("m12 ").__contains__
+    assert [readable(c, knows) for c in "¯²①☃"] == [False, True, True, False]
 
 
 def test_a_word_the_source_also_has_unaccented_is_never_written_back():

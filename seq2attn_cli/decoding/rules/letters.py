@@ -28,11 +28,21 @@ UNDECOMPOSED = {"Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d"
 
 
 def base_letter(char: str) -> str | None:
-    """The letter under the accents of `char` (á -> a, Š -> S), or None if it has none."""
+    """The letter or digit under the accents of `char` (á -> a, Š -> S, ² -> 2), or None if
+    it has none ("¯" is a space under a macron: none)."""
     if char in UNDECOMPOSED:
         return UNDECOMPOSED[char]
     bare = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
-    return bare if len(bare) == 1 and bare != char else None
+    return bare if len(bare) == 1 and bare != char and bare.isalnum() else None
+
+
+def read_as(char: str, known: Callable[[str], bool]) -> str | None:
+    """What the model reads for `char`: itself if `known` (a piece holds it), else its base
+    letter if that one is, else None: the one definition of a character the model can read."""
+    if known(char):
+        return char
+    base = base_letter(char)
+    return base if base is not None and known(base) else None
 
 
 def fold(text: str, known: Callable[[str], bool]) -> tuple[str, dict[str, str]]:
@@ -40,7 +50,7 @@ def fold(text: str, known: Callable[[str], bool]) -> tuple[str, dict[str, str]]:
 
     Returns the folded text and, for each word it changed, folded word -> word as given.
     """
-    read = {c: b for c in set(text) if not known(c) and (b := base_letter(c)) and known(b)}
+    read = {c: b for c in set(text) if (b := read_as(c, known)) not in (c, None)}
     if not read:  # nearly every line: each distinct character is looked up once
         return text, {}
     folded = "".join(read.get(c, c) for c in text)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ..explain.links import CORE, aligned_targets
 from ..translation import Translation
-from .unread import JOINERS
+from .unread import JOINERS, readable
 
 if TYPE_CHECKING:
     from .pipeline import Setting
@@ -50,9 +50,9 @@ class Glued:
 
 def _unheld(char: str, knows: Callable[[str], bool]) -> bool:
     """Whether a character is a symbol (or a joiner of one) that no piece holds."""
-    if char in JOINERS:  # a keycap's U+20E3 never comes here: urls.py takes "1️⃣" whole
-        return True
-    return not knows(char) and unicodedata.category(char)[0] == "S"
+    # a keycap's U+20E3 never comes here: urls.py takes "1️⃣" whole
+    symbol = char in JOINERS or unicodedata.category(char)[0] == "S"
+    return symbol and not readable(char, knows)
 
 
 def set_aside(text: str, knows: Callable[[str], bool]) -> Glued:

@@ -10,7 +10,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from .letters import base_letter
+from .letters import read_as
 from .markers import starts_a_sentence
 
 JOINERS = "\u200d\ufe0e\ufe0f"  # zero-width joiner, text and emoji presentation selectors
@@ -50,7 +50,4 @@ def unread_runs(
 def readable(char: str, knows: Callable[[str], bool]) -> bool:
     """Whether the model reads a character: a piece holds it, or a letter's base letter
     (letters.py reads "ğ" as "g"); a joiner binds an emoji's sequence, known or not."""
-    if char in JOINERS:
-        return False
-    base = base_letter(char) if char.isalpha() else None
-    return knows(char) or (base is not None and knows(base))
+    return char not in JOINERS and read_as(char, knows) is not None
