@@ -141,11 +141,13 @@ def test_a_bad_request_gets_a_json_error_naming_the_problem(client, body, status
 def test_requests_over_a_limit_get_400_and_the_server_goes_on(translator) -> None:
     with client_for(translator, body_bytes=2000, lines=3, chars=40) as c:
         big = c.post("/translate", json={"q": "je " * 1000})
-        assert big.status_code == 400 and "limit is 2000" in big.json()["error"]
+        assert big.status_code == 400 and "limit is 2000 (the server's --max-body)" in big.text
         lines = c.post("/translate", json={"q": LINES})
         assert lines.status_code == 400 and "4 lines" in lines.json()["error"]
+        assert "the limit is 3 (the server's --max-lines)" in lines.json()["error"]
         long = c.post("/translate", json={"q": ["je", "chat " * 10]})
         assert long.status_code == 400 and "q[1]" in long.json()["error"]
+        assert "(the server's --max-chars)" in long.json()["error"]
         assert c.post("/translate", json={"q": LINES[:3]}).status_code == 200
 
 

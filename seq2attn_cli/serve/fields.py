@@ -268,13 +268,18 @@ def texts_of(texts: list[str], limits: Limits, *, single: bool) -> list[str]:
     # a final newline ends the last line; it does not start another
     lines = sum(t.count("\n") + (not t.endswith("\n")) for t in texts)
     if lines > limits.lines:
-        raise Refused(400, f"{lines} lines in one request; the limit is {limits.lines}")
+        raise Refused(
+            400,
+            f"{lines} lines in one request; the limit is {limits.lines} (the server's --max-lines)",
+        )
     for i, text in enumerate(texts):
         longest = max(len(line) for line in text.split("\n"))
         if longest > limits.chars:
             where = "q" if single else f"q[{i}]"
             raise Refused(
-                400, f"{where}: a line of {longest} characters; the limit is {limits.chars}"
+                400,
+                f"{where}: a line of {longest} characters; the limit is {limits.chars} "
+                "(the server's --max-chars)",
             )
     return texts
 
@@ -283,12 +288,14 @@ async def read_body(request: Request, most: int) -> bytes:
     """The request body, refused with 400 as soon as it is known to exceed `most` bytes."""
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > most:
-        raise Refused(400, f"body of {declared} bytes; the limit is {most}")
+        raise Refused(
+            400, f"body of {declared} bytes; the limit is {most} (the server's --max-body)"
+        )
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > most:
-            raise Refused(400, f"body over {most} bytes")
+            raise Refused(400, f"body over {most} bytes, the limit (the server's --max-body)")
         chunks.append(chunk)
     return b"".join(chunks)
 
