@@ -235,6 +235,10 @@ def test_an_emoji_apart_from_the_words_comes_out_as_given_where_the_model_puts_i
     assert alone.text == "🍕 🍕" and alone.confidence == 0.0
     family = shipped.translate("La famille 👨‍👩‍👧 est là.")  # the joiners kept: one emoji
     assert "👨‍👩‍👧" in family.text and "👨 " not in family.text
+    scotland = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    for line in (f"Vive l'Écosse {scotland} !", f"J'adore l'Écosse{scotland}."):  # spaced, glued
+        flag = shipped.translate(line)  # its tags as spaces: the flag came out plain black
+        assert scotland in flag.text and shipped.unreadable(line) == [], flag.text
     keycap = stand_in_urls("Étape 1️⃣ : ouvrez 2️⃣3️⃣.", shipped.subwords.knows)
     assert keycap.kept == ("1️⃣", "2️⃣3️⃣")  # its digit with it: "Pression ⃣" was written
     got = CliRunner().invoke(app, ["translate", "Le 🍰 est prêt."])

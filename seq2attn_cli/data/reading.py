@@ -65,6 +65,9 @@ class ReadReport:
 # a zero-width joiner between two symbols binds an emoji sequence (👨‍👩‍👧, ❤️‍🔥): as a space,
 # the family came out as three people ("The 👨 👩 is 👧 here.")
 EMOJI_JOINER = re.compile(r"(?<=[^\w\s])\u200d(?=[^\w\s])")
+# the tag characters that make a black flag a region's (🏴 + "gbsct" + cancel tag: Scotland's):
+# as spaces, the flag came out plain black
+FLAG_TAGS = re.compile("(?<=\U0001f3f4)[\U000e0020-\U000e007f]+")
 
 
 def clean(text: str) -> str:
@@ -74,6 +77,7 @@ def clean(text: str) -> str:
     # two thirds of the time reading Europarl
     if not text.isprintable():
         joins = {m.start() for m in EMOJI_JOINER.finditer(text)}
+        joins |= {i for m in FLAG_TAGS.finditer(text) for i in range(m.start(), m.end())}
         text = "".join(
             " " if unicodedata.category(c)[0] == "C" and i not in joins else c
             for i, c in enumerate(text)
