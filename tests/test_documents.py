@@ -390,3 +390,11 @@ def test_a_page_s_placeholders_labels_and_description_are_translated(tiny):
         '<head><meta name="description" content="I eats bread"><meta name="author" '
         'content="il voit chat"></head><input placeholder="he sees cat" aria-label="I eats">'
     )
+    form = (
+        '<textarea placeholder="il voit chat">je mange pain</textarea>'
+        '<textarea class="notranslate" placeholder="il voit chat">je mange</textarea>'
+    )  # what was typed in a box is the user's; what the box asks for is the page's
+    assert tiny.translate_document(form, format="html", beam=1) == (
+        '<textarea placeholder="he sees cat">je mange pain</textarea>'
+        '<textarea class="notranslate" placeholder="il voit chat">je mange</textarea>'
+    )

@@ -147,9 +147,14 @@ def _relabeled(raw: str, languages: Languages) -> str:
 
 def _skipped(tag: str, attrs: list) -> bool:
     """Whether an element's content is kept as it was."""
+    return tag in VERBATIM or _marked(attrs)
+
+
+def _marked(attrs: list) -> bool:
+    """Whether an element is marked untranslated, its attributes too (translate="no")."""
     named = dict(attrs)
     classes = (named.get("class") or "").split()
-    return tag in VERBATIM or named.get("translate") == "no" or "notranslate" in classes
+    return named.get("translate") == "no" or "notranslate" in classes
 
 
 def read(page: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
@@ -185,6 +190,10 @@ def read(page: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
             items.append(data)
         elif kept_whole(kind, tag, attrs):
             kept = (tag, 1, [raw])
+            if tag not in VERBATIM_INLINE and not _marked(attrs):  # <textarea placeholder=...>
+                flush()
+                chunks += list(_parts(raw, attrs))
+                kept = (tag, 1, [])
         elif item := inline_item(raw, kind, tag, attrs):
             items.append(item)
         else:  # a block's edge, the doctype: the text before it is a block of its own
