@@ -108,6 +108,9 @@ def test_markdown_front_matter_is_kept_as_it_was(tiny):
     assert tiny.translate_document(bom, format="markdown", beam=1) == "\ufeff" + front + (
         "he sees cat\n"
     )
+    toml = '+++\ntitle = "je mange pain"\nlang = "fr"\n+++\n'  # Hugo's: its keys were translated
+    out = tiny.translate_document(toml + "\nil voit chat\n", format="markdown", beam=1)
+    assert out == toml.replace('"fr"', '"en"') + "\nhe sees cat\n"
     heading = "---\n# il voit chat\n\nje mange pain\n\n---\n"  # a rule, then a heading
     out = tiny.translate_document(heading, format="markdown", beam=1)
     assert "he sees cat" in out and "I eats bread" in out

@@ -50,14 +50,16 @@ FOOTNOTE = re.compile(r"\[\^[^\]\s]+\](?![(\[])")
 DEFINITION = re.compile(FOOTNOTE.pattern + ":")  # and a footnote's definition: [^1]: text
 # YAML front matter (Jekyll, Hugo, pandoc): data, not text; CommonMark would read a heading.
 # "---" (a Windows editor's BOM before it), "key:" lines, then "---" or "..."; "---" then a
-# blank line, a heading or a sentence is a thematic break, as pandoc reads it
+# blank line, a heading or a sentence is a thematic break, as pandoc reads it. Or Hugo's TOML,
+# between "+++" lines (read as a paragraph, its keys were translated: "titre = ..." -> "title")
 FRONT_MATTER = re.compile(
-    r"\A\ufeff?---[ \t]*\r?\n(?:(?=[\w\"'-]+[ \t]*:(?:[ \t]|\r?\n)).*?\r?\n)?"
-    r"(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)",
+    r"\A\ufeff?(?:---[ \t]*\r?\n(?:(?=[\w\"'-]+[ \t]*:(?:[ \t]|\r?\n)).*?\r?\n)?"
+    r"(?:---|\.\.\.)|\+\+\+[ \t]*\r?\n(?:.*?\r?\n)?\+\+\+)[ \t]*(?:\r?\n|\Z)",
     re.S,
 )
-# the page's language in front matter (Hugo, Jekyll, pandoc): lang: fr, language: "fr-CA"
-LANG = re.compile(r"""^((?:lang|language)[ \t]*:[ \t]*["']?)([A-Za-z]{2,3}(?:[-_]\w+)?)""", re.M)
+# the page's language in front matter (Hugo, Jekyll, pandoc): lang: fr, language: "fr-CA",
+# TOML's lang = "fr"
+LANG = re.compile(r"""^((?:lang|language)[ \t]*[:=][ \t]*["']?)([A-Za-z]{2,3}(?:[-_]\w+)?)""", re.M)
 MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
 
 
