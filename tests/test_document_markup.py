@@ -116,6 +116,12 @@ def test_markdown_front_matter_is_kept_as_it_was(tiny):
     assert "he sees cat" in out and "I eats bread" in out
 
 
+def test_a_definition_list_keeps_each_mark_at_its_line_s_start(tiny):
+    terms = "il voit chat\n: je mange pain\n:   elle aime eau\n\nje mange\n~ il voit\n"  # pandoc's
+    out = tiny.translate_document(terms, format="markdown", beam=1)  # the ":" had moved up a line
+    assert out == "he sees cat\n: I eats bread\n:   she loves water\n\nI eats\n~ he sees\n"
+
+
 def test_a_link_whose_text_starts_with_a_caret_is_a_link_not_a_footnote(tiny):
     out = tiny.translate_document("il voit [^chat](#top)\n", format="markdown", beam=1)
     assert "](#top)" in out and "[^chat]" not in out

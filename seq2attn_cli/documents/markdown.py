@@ -60,6 +60,9 @@ FRONT_MATTER = re.compile(
 # the page's language in front matter (Hugo, Jekyll, pandoc): lang: fr, language: "fr-CA",
 # TOML's lang = "fr"
 LANG = re.compile(r"""^((?:lang|language)[ \t]*[:=][ \t]*["']?)([A-Za-z]{2,3}(?:[-_]\w+)?)""", re.M)
+# a definition's mark at a line's start (pandoc, PHP Markdown Extra: "Term\n: definition");
+# CommonMark reads a soft break, and the ":" was placed by attention ("Cat:\nan animal")
+DEFINITION_MARK = re.compile(r"[:~][ \t]+(?=\S)")
 MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
 
 
@@ -231,15 +234,21 @@ def _items(children: list[Token], content: str, prefixes: list[str], newline: st
     (a line break as the block writes them: `newline`)."""
     lines = content.split("\n")
     items: list[Item] = []
-    line, links, skip = 0, [], False
+    line, links, skip, marked = 0, [], False, 0
     for token in _kept_whole(children, content):
         kind = token.type
         if skip:  # the text of an autolink, written whole with its <...>
             skip = kind != "link_close"
-        elif kind == "text":
-            items.append(token.content)
+        elif kind == "text":  # less a definition's mark, written with the break before it
+            items.append(token.content[marked:])
+            marked = max(0, marked - len(token.content))
         elif kind == "text_special":  # an entity: its character; an escape: as written
             items.append(Keep((token.markup,)) if token.info == "escape" else token.content)
+        elif kind == "softbreak" and (mark := DEFINITION_MARK.match(lines[line + 1])):
+            line, marked = line + 1, len(mark.group())  # the term's end: a cut
+            items.append(
+                Keep((f"{newline}{prefixes[line]}{mark.group()}",), breaks=True, cuts=True)
+            )
         elif kind == "softbreak":  # the line break kept, placed by attention; no cut
             line += 1
             items.append(Keep((f"{newline}{prefixes[line]}",), breaks=True))
