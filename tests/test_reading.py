@@ -51,11 +51,19 @@ def test_missing_column_is_counted(tmp_path):
         read_pairs(path, src_col=1, tgt_col=3)
 
 
-@pytest.mark.parametrize("content", [b"", b"\n\n", b"\x00\x01\x02" * 100, b"one column\n"])
-def test_nothing_usable_is_one_clear_error(tmp_path, content):
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        (b"", "no usable sentence pairs"),
+        (b"\n\n", "no usable sentence pairs"),
+        (b"\x00\x01\x02" * 100, "not text: 300 of its first 300 characters"),  # as translate
+        (b"one column\n", "no usable sentence pairs"),
+    ],
+)
+def test_nothing_usable_is_one_clear_error(tmp_path, content, says):
     path = tmp_path / "c.tsv"
     path.write_bytes(content)
-    with pytest.raises(CorpusError, match=r"c\.tsv: no usable sentence pairs"):
+    with pytest.raises(CorpusError, match=rf"c\.tsv: {says}"):
         read_pairs(path)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..errors import CorpusError
+from .streams import not_text
 
 # source-length buckets in words, as in Bahdanau et al. (2015), Fig. 2
 BUCKETS: list[tuple[str, int, int]] = [
@@ -145,9 +146,14 @@ def check_file(path: Path) -> None:
     if path.is_dir():
         raise CorpusError(f"{path}: is a directory, expected a tab-separated file")
     try:
-        open_corpus(path).close()
+        with open_corpus(path) as handle:
+            start = handle.read(1 << 16)  # a binary or UTF-16 file: named as translate names it
+    except (EOFError, lzma.LZMAError, gzip.BadGzipFile):  # damaged: iter_pairs names its line
+        return
     except OSError as err:
         raise CorpusError(f"{path}: {err.strerror or err}") from None
+    if problem := not_text([start]):
+        raise CorpusError(f"{path}: {problem}")
 
 
 def iter_pairs(
