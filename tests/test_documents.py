@@ -218,6 +218,23 @@ def test_plain_text_keeps_its_lines_and_translates_each_sentence(tiny):
     )
 
 
+@pytest.mark.parametrize(
+    "format, document, translation",
+    [
+        ("text", "je mange pain\n", "I eats bread\n"),
+        ("markdown", "je mange pain\n", "I eats bread\n"),
+        ("html", "<p>je mange pain</p>", "<p>I eats bread</p>"),
+        ("srt", "1\n00:00:01,000 --> 00:00:02,000\nje mange pain\n", None),
+        ("vtt", "WEBVTT\n\n00:01.000 --> 00:02.000\nje mange pain\n", None),
+    ],
+)
+def test_a_document_s_byte_order_mark_starts_its_translation(tiny, format, document, translation):
+    out = tiny.translate_document("\ufeff" + document, format=format, beam=1)
+    plain = tiny.translate_document(document, format=format, beam=1)
+    assert out == "\ufeff" + plain and plain == (translation or plain)  # Markdown's was lost
+    assert "I eats bread" in plain
+
+
 def test_sentences_of_a_line_are_translated_one_by_one(shipped):
     line = "Le chat dort. Il fait beau aujourd'hui !"
     one_by_one = [
@@ -393,8 +410,10 @@ def test_a_page_s_placeholders_labels_and_description_are_translated(tiny):
     form = (
         '<textarea placeholder="il voit chat">je mange pain</textarea>'
         '<textarea class="notranslate" placeholder="il voit chat">je mange</textarea>'
+        '<pre title="je mange">il voit chat</pre>'
     )  # what was typed in a box is the user's; what the box asks for is the page's
     assert tiny.translate_document(form, format="html", beam=1) == (
         '<textarea placeholder="he sees cat">je mange pain</textarea>'
         '<textarea class="notranslate" placeholder="il voit chat">je mange</textarea>'
+        '<pre title="I eats">il voit chat</pre>'
     )

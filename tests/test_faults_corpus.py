@@ -38,6 +38,7 @@ def _corpus(tmp_path: Path, kind: str) -> tuple[Path, list[str]]:
         "elf": b"\x7fELF\x02\x01\x01" + bytes(4000),
         "nul-bytes": b"je\x00mange\tI eat\n" * 20,
         "invalid-utf8": b"le caf\xe9 est tr\xe8s bon\tthe coffee is good\n" * 20,  # Latin-1
+        "latin1-short": b"caf\xe9\tcaf\xc3\n" * 20,  # a tenth of it not UTF-8: the whole file
         "utf16": "bonjour\thello\n".encode("utf-16"),
         "one-column": b"je mange pain\n" * 20,
         "only-huge-line": b"x" * (3 << 20) + b"\ty\n",
@@ -63,6 +64,7 @@ FAILING = {  # kind -> what the one error line must say (beside the file name)
     "elf": "not text: ",
     "nul-bytes": "NUL byte: 20 lines (first: line 1)",
     "invalid-utf8": "invalid UTF-8: 20 lines (first: line 1)",
+    "latin1-short": "not UTF-8: 40 of its first 200 characters are invalid UTF-8 (Latin-1? iconv",
     "utf16": "starts with a UTF-16 byte-order mark",
     "one-column": "no tab: 20 lines (first: line 1)",
     "only-huge-line": "too long (over 1,000 characters): 1 line (first: line 1)",

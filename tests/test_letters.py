@@ -27,8 +27,9 @@ def test_a_mark_over_a_space_is_no_letter_and_what_is_read_is_what_is_warned_of(
     # "¯" is a space under a macron: read as that space, "prix¯" had lost its mark unwarned
     assert fold("prix¯ ²", FRENCH.__contains__) == ("prix¯ ²", {})
     assert fold("m² ①", set("m12 ").__contains__) == ("m2 1", {"m2": "m²"})
-    knows = set("m12 ").__contains__
-    assert [readable(c, knows) for c in "¯²①☃"] == [False, True, True, False]
+    assert fold("Tu viens？", set("Tuvienso ?").__contains__)[0] == "Tu viens?"  # full width
+    knows = set("m12 ?").__contains__
+    assert [readable(c, knows) for c in "¯²①？☃"] == [False, True, True, True, False]
 
 
 def test_a_word_the_source_also_has_unaccented_is_never_written_back():

@@ -7,6 +7,8 @@ from __future__ import annotations
 import gzip
 import io
 import lzma
+import os
+import threading
 
 import pytest
 from hypothesis import given, settings
@@ -65,6 +67,17 @@ def test_nothing_usable_is_one_clear_error(tmp_path, content, says):
     path.write_bytes(content)
     with pytest.raises(CorpusError, match=rf"c\.tsv: {says}"):
         read_pairs(path)
+
+
+def test_a_corpus_from_a_pipe_is_read_whole(tmp_path):
+    fifo = tmp_path / "corpus.tsv"  # as bash's <(xzcat corpus.tsv.xz) gives it
+    os.mkfifo(fifo)
+    lines = b"".join(f"phrase {n}\tsentence {n}\n".encode() for n in range(5000))
+    writer = threading.Thread(target=fifo.write_bytes, args=(lines,))
+    writer.start()
+    pairs, _ = read_pairs(fifo)  # looking for a binary first had taken its first 64 KB
+    writer.join()
+    assert len(pairs) == 5000 and pairs[0] == ("phrase 0", "sentence 0")
 
 
 def test_missing_file_and_directory_are_named(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import lzma
+import os
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -145,9 +146,13 @@ def check_file(path: Path) -> None:
         raise CorpusError(f"{path}: no such file")
     if path.is_dir():
         raise CorpusError(f"{path}: is a directory, expected a tab-separated file")
+    if not path.is_file():  # a pipe (<(xzcat ...)): opened twice, its writer may be gone
+        if not os.access(path, os.R_OK):
+            raise CorpusError(f"{path}: Permission denied")
+        return
     try:
-        with open_corpus(path) as handle:
-            start = handle.read(1 << 16)  # a binary or UTF-16 file: named as translate names it
+        with open_corpus(path) as handle:  # a binary or UTF-16 file: named as translate does
+            start = handle.read(1 << 16)
     except (EOFError, lzma.LZMAError, gzip.BadGzipFile):  # damaged: iter_pairs names its line
         return
     except OSError as err:

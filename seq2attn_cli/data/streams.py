@@ -93,9 +93,15 @@ def not_text(lines: list[bytes]) -> str | None:
                 f"(iconv -f {encoding} -t UTF-8 converts it)"
             )
     text = b"".join(lines).decode("utf-8", errors="replace")
-    bad = sum(c == "\ufffd" or (c < " " and c not in "\t\n\r\v\f") or c == "\x7f" for c in text)
+    invalid = text.count("\ufffd")
+    bad = invalid + sum((c < " " and c not in "\t\n\r\v\f") or c == "\x7f" for c in text)
     # by share, so that no chunk size or pipe timing decides: binaries and UTF-16 are mostly
     # NULs, control bytes and invalid UTF-8; text holds a stray one or two
+    if bad >= 8 and 10 * bad >= len(text) and invalid == bad:  # short Latin-1 lines: "café"
+        return (
+            f"not UTF-8: {bad:,} of its first {len(text):,} characters are invalid UTF-8 "
+            "(Latin-1? iconv -f latin1 -t utf-8 converts it)"
+        )
     if bad >= 8 and 10 * bad >= len(text):
         return (
             f"not text: {bad:,} of its first {len(text):,} characters are NUL, control bytes "

@@ -141,7 +141,9 @@ class Translator:
                 f"translate() takes a str (one sentence) or a list of str, not {_describe(texts)}"
             )
         _check_counts(beam=beam, batch_size=batch_size)
-        columns = [columns_of(text) for text in texts]  # a tab's columns: each a line alone
+        columns = [
+            columns_of(text, self.longest_line) for text in texts
+        ]  # a tab's columns: each a line alone
         done = iter(
             self._translate_lines(
                 [c.text for cs in columns for c in cs], beam, batch_size, glossary

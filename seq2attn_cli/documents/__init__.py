@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..config import DECODE
-from ..data.streams import not_text
+from ..data.streams import BOM, not_text
 from ..errors import DocumentError
 from . import html, markdown, srt, text, vtt
-from .chunks import Chunk
+from .chunks import NO_LANGUAGES, Chunk, Languages
 from .inline import render, sources
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def format_of(path: str | Path) -> str:
 def unreadable(text: str, *, format: str) -> list[str]:
     """What of a document its reader kept as given because it could not read it: one note each."""
     subtitles = {"srt": srt.blocks, "vtt": vtt.blocks}.get(format)  # (chunks, notes)
-    return subtitles(text)[1] if subtitles else []
+    return subtitles(text.removeprefix(BOM))[1] if subtitles else []
 
 
 def sentences_in(text: str, *, format: str, limit: int | None = None) -> list[str]:
@@ -66,7 +66,14 @@ def sentences_in(text: str, *, format: str, limit: int | None = None) -> list[st
     each cut to `limit` characters as `translated` cuts it."""
     if format not in READERS:
         raise DocumentError(f"unknown document format {format!r} (one of {', '.join(FORMATS)})")
-    return sources(READERS[format](text), limit)
+    return sources(_chunks(text, format), limit)
+
+
+def _chunks(text: str, format: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
+    """A document read by its format's reader, after its byte-order mark (a Windows editor's),
+    which starts the translation too."""
+    body = text.removeprefix(BOM)
+    return [text[: len(text) - len(body)], *READERS[format](body, languages=languages)]
 
 
 class Translated(NamedTuple):
@@ -95,7 +102,7 @@ def translated(
     if problem := not_text([text[: 1 << 16].encode("utf-8", errors="replace")]):
         raise DocumentError(problem)
     # the document says it is in the target language now (<html lang>, Language:, lang:)
-    chunks = READERS[format](text, languages=translator.config.languages)
+    chunks = _chunks(text, format, languages=translator.config.languages)
     limit = getattr(translator, "max_chars", None)  # longer sentences: cut in parts
     wanted = list(dict.fromkeys(sources(chunks, limit)))
     translations = translator.translate(wanted, beam=beam, glossary=glossary)

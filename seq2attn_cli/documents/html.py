@@ -3,8 +3,10 @@
 The standard library's html.parser reads the page; every character of it is kept as it was
 but the text of blocks, the alt, title, placeholder and aria-label attributes, a <meta>
 description's content and a lang naming the source language (it names the target): tags,
-attributes, comments, the doctype, scripts, styles, <pre>, <code>, <kbd>, <samp>, <var>,
-<textarea> and any element marked translate="no" or class="notranslate". Entities are read
+attributes, comments, the doctype, scripts, styles, the text of <pre>, <code>, <kbd>,
+<samp>, <var> and <textarea> (a block's own translated attributes are translated: a
+<textarea placeholder>), and any element marked translate="no" or class="notranslate",
+attributes too. Entities are read
 as the characters they name and written back escaped (&amp; &lt; &gt;), others as the
 characters themselves. A line break inside a block's text is placed by attention, as in
 Markdown: a paragraph written over two lines comes out over two.

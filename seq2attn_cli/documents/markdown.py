@@ -49,11 +49,11 @@ TASK = re.compile(r"\[[ xX]\](?=\s|$)")  # a task list item's box: - [ ] to do, 
 FOOTNOTE = re.compile(r"\[\^[^\]\s]+\](?![(\[])")
 DEFINITION = re.compile(FOOTNOTE.pattern + ":")  # and a footnote's definition: [^1]: text
 # YAML front matter (Jekyll, Hugo, pandoc): data, not text; CommonMark would read a heading.
-# "---" (a Windows editor's BOM before it), "key:" lines, then "---" or "..."; "---" then a
+# "---", "key:" lines, then "---" or "..."; "---" then a
 # blank line, a heading or a sentence is a thematic break, as pandoc reads it. Or Hugo's TOML,
 # between "+++" lines (read as a paragraph, its keys were translated: "titre = ..." -> "title")
 FRONT_MATTER = re.compile(
-    r"\A\ufeff?(?:---[ \t]*\r?\n(?:(?=[\w\"'-]+[ \t]*:(?:[ \t]|\r?\n)).*?\r?\n)?"
+    r"\A(?:---[ \t]*\r?\n(?:(?=[\w\"'-]+[ \t]*:(?:[ \t]|\r?\n)).*?\r?\n)?"
     r"(?:---|\.\.\.)|\+\+\+[ \t]*\r?\n(?:.*?\r?\n)?\+\+\+)[ \t]*(?:\r?\n|\Z)",
     re.S,
 )
@@ -62,7 +62,7 @@ FRONT_MATTER = re.compile(
 LANG = re.compile(r"""^((?:lang|language)[ \t]*[:=][ \t]*["']?)([A-Za-z]{2,3}(?:[-_]\w+)?)""", re.M)
 # a definition's mark at a line's start (pandoc, PHP Markdown Extra: "Term\n: definition");
 # CommonMark reads a soft break, and the ":" was placed by attention ("Cat:\nan animal")
-DEFINITION_MARK = re.compile(r"[:~][ \t]+(?=\S)")
+DEFINITION_MARK = re.compile(r":[ \t]+(?=\S)")
 MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
 
 
@@ -235,23 +235,21 @@ def _items(children: list[Token], content: str, prefixes: list[str], newline: st
     lines = content.split("\n")
     items: list[Item] = []
     line, links, skip, marked = 0, [], False, 0
-    for token in _kept_whole(children, content):
+    tokens = _kept_whole(children, content)
+    for k, token in enumerate(tokens):
         kind = token.type
         if skip:  # the text of an autolink, written whole with its <...>
             skip = kind != "link_close"
         elif kind == "text":  # less a definition's mark, written with the break before it
             items.append(token.content[marked:])
-            marked = max(0, marked - len(token.content))
+            marked = 0
         elif kind == "text_special":  # an entity: its character; an escape: as written
             items.append(Keep((token.markup,)) if token.info == "escape" else token.content)
-        elif kind == "softbreak" and (mark := DEFINITION_MARK.match(lines[line + 1])):
-            line, marked = line + 1, len(mark.group())  # the term's end: a cut
-            items.append(
-                Keep((f"{newline}{prefixes[line]}{mark.group()}",), breaks=True, cuts=True)
-            )
         elif kind == "softbreak":  # the line break kept, placed by attention; no cut
             line += 1
-            items.append(Keep((f"{newline}{prefixes[line]}",), breaks=True))
+            mark = _definition_mark(tokens[k + 1 : k + 2])  # the term's end: a cut
+            items.append(Keep((f"{newline}{prefixes[line]}{mark}",), breaks=True, cuts=bool(mark)))
+            marked = len(mark)
         elif kind == "hardbreak":
             mark = "\\" if lines[line].endswith("\\") else "  "
             line += 1
@@ -271,20 +269,17 @@ def _items(children: list[Token], content: str, prefixes: list[str], newline: st
             items.append(Close(f"]{links.pop()}", "link"))
         elif kind == "footnote_ref":
             items.append(Keep((token.markup,)))
-        elif kind == "code_inline":
-            pad = " " if token.content.startswith("`") or token.content.endswith("`") else ""
-            items.append(Keep((f"{token.markup}{pad}{token.content}{pad}{token.markup}",)))
+        elif kind == "code_inline":  # over two lines as well: as the block writes them
+            code, line = _rejoined(_code(token, "\n".join(lines[line:])), prefixes, line, newline)
+            items.append(Keep((code,)))
         elif kind == "image":
             items.append(Keep(("![", Plain(token.content), f"]{_tail(token)}")))
         elif kind == "html_inline":  # <b> and </b> carried over to the words, as in a page
             items.append(html.inline_item(token.content, *html.one_tag(token.content))
                          or Keep((token.content,)))  # fmt: skip
         elif kind == "html_kept":  # its line breaks as the block writes them
-            first, *others = token.content.split("\n")
-            for other in others:
-                line += 1
-                first += f"{newline}{prefixes[line]}{other}"
-            items.append(Keep((first,)))
+            kept, line = _rejoined(token.content, prefixes, line, newline)
+            items.append(Keep((kept,)))
         else:  # a token this reader does not know: its text, as written
             items.append(Keep((token.markup + token.content,)))
     return items
@@ -313,6 +308,33 @@ def _kept_whole(children: list[Token], content: str) -> list[Token]:
     if kept is not None:  # never closed: kept as it was, to the block's end
         out.append(Token("html_kept", "", 0, content=content[kept[2] :]))
     return out
+
+
+def _code(token: Token, rest: str) -> str:
+    """A code span as the block's text from its line on (`rest`) writes it: markdown-it reads
+    each of its line breaks as a space (`chat<NL>: pain` came out on one line)."""
+    pad = " " if token.content.startswith("`") or token.content.endswith("`") else ""
+    written = f"{token.markup}{pad}{token.content}{pad}{token.markup}"
+    found = re.search(r"[ \n]".join(map(re.escape, written.split(" "))), rest)
+    return found.group() if found else written
+
+
+def _rejoined(text: str, prefixes: list[str], line: int, newline: str) -> tuple[str, int]:
+    """Text over several of a block's lines, each break as the block writes it (its next
+    line's prefix too: "> "), and the line it ends on."""
+    first, *others = text.split("\n")
+    for other in others:
+        line += 1
+        first += f"{newline}{prefixes[line]}{other}"
+    return first, line
+
+
+def _definition_mark(after: list[Token]) -> str:
+    """The definition's mark (": ") that starts the line after a soft break (`after`: the token
+    that follows it, if any), or ""."""
+    if after and after[0].type == "text" and (mark := DEFINITION_MARK.match(after[0].content)):
+        return mark.group()
+    return ""
 
 
 def _tail(token: Token) -> str:

@@ -34,11 +34,10 @@ def read(text: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
 
 def blocks(text: str) -> tuple[list[Chunk], list[str]]:
     """The subtitles as chunks, and a note for each block kept as given because unreadable."""
-    body = text.lstrip("\ufeff")
-    chunks: list[Chunk] = [text[: len(text) - len(body)]]
+    chunks: list[Chunk] = []
     notes: list[str] = []
     cues, line = 0, 1
-    for k, block in enumerate(BLANK.split(body)):
+    for k, block in enumerate(BLANK.split(text)):
         cue = None if k % 2 or not block.strip() else _cue(block)
         if cue is None and block.strip() and not k % 2:
             start = line + len(block) - len(block.lstrip("\r\n"))  # skip leading newlines
@@ -46,7 +45,7 @@ def blocks(text: str) -> tuple[list[Chunk], list[str]]:
         cues += cue is not None
         chunks += cue if cue is not None else [block]
         line += block.count("\n")
-    if body.strip() and not cues:
+    if text.strip() and not cues:
         raise DocumentError("no subtitle cue found (number, 00:00:01,000 --> 00:00:02,000, text)")
     return chunks, notes
 

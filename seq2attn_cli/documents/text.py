@@ -4,15 +4,14 @@ were (a tab's columns are translated apart, as a line's are: decoding/columns.py
 
 from __future__ import annotations
 
-from ..data.streams import BOM
 from .chunks import NO_LANGUAGES, Chunk, Inline, Languages
 
 
 def read(text: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
     """One Inline per column of each line, its tabs and line ending kept as they were (plain
     text names no language)."""
-    chunks: list[Chunk] = [BOM] if text.startswith(BOM) else []
-    for line in text.removeprefix(BOM).splitlines(keepends=True):
+    chunks: list[Chunk] = []
+    for line in text.splitlines(keepends=True):
         body = line.rstrip("\r\n")
         for k, column in enumerate(body.split("\t")):
             chunks += ["\t"] * (k > 0) + [Inline([column])]

@@ -34,19 +34,18 @@ def read(text: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
     """The subtitles as chunks: all but the cues' text as written, and a header's Language
     naming the source language naming the target (YouTube writes "Language: fr")."""
     chunks = blocks(text)[0]
-    header = LANGUAGE.sub(lambda m: m.group(1) + relabeled(m.group(2), languages), chunks[1])
-    return [chunks[0], header, *chunks[2:]]
+    header = LANGUAGE.sub(lambda m: m.group(1) + relabeled(m.group(2), languages), chunks[0])
+    return [header, *chunks[1:]]
 
 
 def blocks(text: str) -> tuple[list[Chunk], list[str]]:
     """The subtitles as chunks, and a note for each block kept as given because unreadable."""
-    body = text.lstrip("\ufeff")
-    if not HEADER.match(body):
+    if not HEADER.match(text):
         raise DocumentError("no WEBVTT line at the start: not a WebVTT file")
-    chunks: list[Chunk] = [text[: len(text) - len(body)]]
+    chunks: list[Chunk] = []
     notes: list[str] = []
     line = 1
-    for k, block in enumerate(BLANK.split(body)):
+    for k, block in enumerate(BLANK.split(text)):
         inner = k and not k % 2 and block.strip()  # a block after the header, not a blank run
         cue = _cue(block) if inner else None
         if cue is None and inner and not block.startswith(NOT_CUES):

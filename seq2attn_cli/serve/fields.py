@@ -295,7 +295,7 @@ async def read_body(request: Request, most: int) -> bytes:
     async for chunk in request.stream():
         size += len(chunk)
         if size > most:
-            raise Refused(400, f"body over {most} bytes, the limit (the server's --max-body)")
+            raise Refused(400, f"body over the limit of {most} bytes (the server's --max-body)")
         chunks.append(chunk)
     return b"".join(chunks)
 

@@ -56,9 +56,10 @@ def safe_name(filename: str) -> str:
 
 
 def text_of(data: bytes, filename: str) -> str:
-    """A file's text: UTF-8 (a BOM dropped), refused if it is not text at all."""
+    """A file's text: UTF-8 (a byte-order mark kept: the translation starts with it too),
+    refused if it is not text at all."""
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise Refused(
             400,

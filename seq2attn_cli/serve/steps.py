@@ -56,7 +56,9 @@ def sentence_of(data: dict[str, Any], *, limits: Limits, key: str | None) -> str
     if "\n" in q.strip():
         raise Refused(422, "q: one sentence a request; this one has several lines")
     if len(q) > limits.chars:
-        raise Refused(400, f"q: {len(q)} characters; the limit is {limits.chars}")
+        raise Refused(
+            400, f"q: {len(q)} characters; the limit is {limits.chars} (the server's --max-chars)"
+        )
     return q
 
 

@@ -18,6 +18,7 @@ import torch
 from ...config import BOS, DECODE, EOS, PAD, UNK
 from ...data.reading import normalize
 from ...model.seq2seq import Encoded, output_log_probs
+from ..columns import columns_of
 from ..rules.clean import clean
 from ..rules.parts import sentences_of
 from ..rules.pipeline import FORCED, GIVEN, Pipeline
@@ -146,6 +147,12 @@ def _one_part(
     translator: Translator, source: str, glossary: Mapping[str, str] | None = None
 ) -> list[int]:
     """The source ids of a line; a line translated in parts or empty is refused."""
+    columns = [c.text for c in columns_of(source, translator.longest_line) if c.text.strip()]
+    if len(columns) > 1:  # each translated alone (columns.py): no one attention to show
+        raise ValueError(
+            f"{len(columns)} columns (a tab between them), which s2a translates one at a time; "
+            f"inspect one column at a time: {' | '.join(columns)}"
+        )
     (line,) = translator.pipeline(glossary).read([source])
     parts = [part.text for part in line.parts]  # as the cut read them (parts.py)
     sentences = sentences_of(" ".join(parts))

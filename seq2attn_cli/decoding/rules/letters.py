@@ -28,12 +28,12 @@ UNDECOMPOSED = {"Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d"
 
 
 def base_letter(char: str) -> str | None:
-    """The letter or digit under the accents of `char` (á -> a, Š -> S, ² -> 2), or None if
-    it has none ("¯" is a space under a macron: none)."""
+    """The character under the accents or width of `char` (á -> a, Š -> S, ² -> 2, ？ -> ?), or
+    None if it has none ("¯" is a space under a macron: none, it is no space)."""
     if char in UNDECOMPOSED:
         return UNDECOMPOSED[char]
     bare = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
-    return bare if len(bare) == 1 and bare != char and bare.isalnum() else None
+    return bare if len(bare) == 1 and bare != char and not bare.isspace() else None
 
 
 def read_as(char: str, known: Callable[[str], bool]) -> str | None:
