@@ -197,6 +197,14 @@ def test_inspect_refuses_a_sentence_in_parts_and_says_why(tiny_model):
     assert len(parts) > 1 and " ".join(parts).replace(" ,", ",") == one, parts
 
 
+def test_inspect_refuses_a_line_of_columns_which_translate_translates_apart(tiny_model):
+    got = CliRunner().invoke(
+        app, ["inspect", "je mange pain\til voit chat", "--model", str(tiny_model)]
+    )
+    assert got.exit_code == 2 and "2 columns (a tab between them)" in got.stderr
+    assert "inspect one column at a time: je mange pain | il voit chat" in got.stderr
+
+
 def test_a_line_in_parts_is_one_line_out_with_no_warning(tiny_model):
     got = CliRunner().invoke(app, ["translate", "--model", str(tiny_model)], input=LONG + "\nje\n")
     assert got.exit_code == 0 and "longer than" not in got.stderr
