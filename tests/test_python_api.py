@@ -130,6 +130,22 @@ def test_a_translation_carries_tokens_score_attention_and_alignment(tr) -> None:
     json.dumps(t.as_dict())  # plain Python values only
 
 
+def test_a_line_of_columns_is_each_column_s_translation_between_its_tabs(tr) -> None:
+    line = f"{LINES[0]}\t  {LINES[1]}"
+    t, first, second = tr.translate([line, LINES[0], LINES[1]], beam=5)
+    assert t.text == f"{first.text}\t  {second.text}" and t.source == line
+    assert t.confidence == min(first.confidence, second.confidence)  # its least sure column
+    assert all(a.count("\t") == 1 for a in t.alternatives) and t.text not in t.alternatives
+    assert t.src_tokens == first.src_tokens[:-1] + second.src_tokens  # one attention, joined
+    assert len(t.weights) == len(t.tgt_tokens) and all(
+        len(r) == len(t.src_tokens) for r in t.weights
+    )
+    words = len(first.text.split())  # the second column's words are numbered after the first's
+    assert {(i, j) for i, j in t.alignment if j >= words} == {
+        (i + len(LINES[0].split()), j + words) for i, j in second.alignment
+    }
+
+
 def test_load_without_a_path_loads_the_embedded_model() -> None:
     if not (EMBEDDED / "config.json").exists():
         pytest.skip("the embedded model is not in this checkout")
