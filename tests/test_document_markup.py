@@ -125,6 +125,12 @@ def test_a_definition_list_keeps_each_mark_at_its_line_s_start(tiny):
     assert "`chat\n: pain`" in out and "\n: " not in out.replace("`chat\n: pain`", ""), out
 
 
+def test_a_github_alert_keeps_its_mark(tiny):
+    alert = "> [!WARNING]\r\n> je mange pain\r\n\n> [!NOTE]\n"  # translated: "> \[WARNINGC"
+    out = tiny.translate_document(alert, format="markdown", beam=1)
+    assert out == "> [!WARNING]\r\n> I eats bread\r\n\n> [!NOTE]\n"
+
+
 def test_a_link_whose_text_starts_with_a_caret_is_a_link_not_a_footnote(tiny):
     out = tiny.translate_document("il voit [^chat](#top)\n", format="markdown", beam=1)
     assert "](#top)" in out and "[^chat]" not in out
@@ -142,6 +148,10 @@ def test_a_heading_or_cell_ends_with_no_mark_its_source_has_not(shipped):
         "## Horaires\n\n| Plat |\n|---|\n| Soupe |\n", format="markdown"
     )
     assert out == "## Horary\n\n| Plats |\n|---|\n| See |\n"  # was "Horary!", "Plats!"
+    out = shipped.translate_document(
+        "# Projet Jardin 🌱\n\n| Description |\n|---|\n", format="markdown"
+    )
+    assert out == "# Project Jardin 🌱\n\n| Degetment |\n|---|\n"  # "🌱.", "Degetment?"
 
 
 def test_subtitle_position_tags_are_kept_and_the_words_around_them_translated(shipped):

@@ -137,6 +137,12 @@ def test_a_page_keeps_every_tag_nested_and_translates_only_its_text(tiny):
     assert "<code>pip install chat</code> house<br>you loves dog</p>" in out
 
 
+def test_a_citation_mark_stays_whole_after_its_word(tiny):
+    cited = '<p>je mange pain<sup><a href="#n1">[1]</a></sup><sup>[b]</sup> rouge</p>'
+    out = tiny.translate_document(cited, format="html", beam=1)  # read as words: "bread1]"
+    assert out == '<p>I eats bread<sup><a href="#n1">[1]</a></sup><sup>[b]</sup> red</p>'
+
+
 def test_a_readme_keeps_its_blocks_code_and_links(tiny):
     out = tiny.translate_document(README, format="markdown", beam=1)
     parse = MarkdownIt("commonmark").enable("table").parse
@@ -196,6 +202,12 @@ def test_web_subtitle_timestamps_and_spans_are_kept_as_written(tiny):
     assert out.count("<00:00.500>") == 1 and "&lt;" not in out  # it came out "&lt;:00.500"
     assert "<v Marie>I eats <c.jaune>bread</c></v>" in out  # one sentence, its spans on words
     assert out.endswith("NOTE 3\n00:06.000 --> 00:07.000\nhe sees cat\n")
+    last = tiny.translate_document(
+        "WEBVTT\n\n00:00.000 --> 00:02.000\nje<00:00.500>mange\n", format="vtt", beam=1
+    )
+    assert (
+        last.endswith("\n") and not last.endswith(" \n") and not last.endswith("\n ")
+    )  # was "\n "
 
 
 def test_a_web_subtitle_file_is_read_as_one_and_its_odd_block_named(tiny_model, tmp_path):
@@ -411,9 +423,11 @@ def test_a_page_s_placeholders_labels_and_description_are_translated(tiny):
         '<textarea placeholder="il voit chat">je mange pain</textarea>'
         '<textarea class="notranslate" placeholder="il voit chat">je mange</textarea>'
         '<pre title="je mange">il voit chat</pre>'
+        '<input type="submit" value="je mange"><input type="text" value="je mange">'
     )  # what was typed in a box is the user's; what the box asks for is the page's
     assert tiny.translate_document(form, format="html", beam=1) == (
         '<textarea placeholder="he sees cat">je mange pain</textarea>'
         '<textarea class="notranslate" placeholder="il voit chat">je mange</textarea>'
         '<pre title="I eats">il voit chat</pre>'
+        '<input type="submit" value="I eats"><input type="text" value="je mange">'
     )

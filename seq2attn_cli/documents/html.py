@@ -1,12 +1,13 @@
 """HTML pages: the text of each block translated, inline tags placed by attention (inline.py).
 
 The standard library's html.parser reads the page; every character of it is kept as it was
-but the text of blocks, the alt, title, placeholder and aria-label attributes, a <meta>
-description's content and a lang naming the source language (it names the target): tags,
-attributes, comments, the doctype, scripts, styles, the text of <pre>, <code>, <kbd>,
-<samp>, <var> and <textarea> (a block's own translated attributes are translated: a
-<textarea placeholder>), and any element marked translate="no" or class="notranslate",
-attributes too. Entities are read
+but the text of blocks, the alt, title, placeholder and aria-label attributes, a button's
+value (<input type="submit">), a <meta> description's content and a lang naming the source
+language (it names the target): tags, attributes, comments, the doctype, scripts, styles,
+the text of <pre>, <code>, <kbd>, <samp>, <var> and <textarea> (a block's own translated
+attributes are translated: a <textarea placeholder>), and any element marked translate="no"
+or class="notranslate", attributes too. A tag that holds a reference mark alone (a
+citation's <sup>[1]</sup>) is kept whole after its word. Entities are read
 as the characters they name and written back escaped (&amp; &lt; &gt;), others as the
 characters themselves. A line break inside a block's text is placed by attention, as in
 Markdown: a paragraph written over two lines comes out over two.
@@ -48,6 +49,7 @@ VERBATIM_INLINE = {"code", "kbd", "samp", "var"}  # kept whole, inside the sente
 # <meta> whose content is the page's description or title, as search results and link
 # previews show it
 TRANSLATED = {"alt", "title", "placeholder", "aria-label"}
+BUTTONS = {"submit", "button", "reset"}  # <input type="submit" value="Envoyer">: a label
 DESCRIBED = {"description", "og:description", "og:title", "twitter:description", "twitter:title"}
 # a start tag's name, then one attribute at a time, as html.parser reads them
 TAG_NAME = re.compile(r"<[a-zA-Z][^\t\n\r\f />\x00]*(?:\s|/(?!>))*")
@@ -115,7 +117,8 @@ def _parts(raw: str, attrs: list) -> tuple[Part, ...]:
     named = {k: (v or "").lower() for k, v in attrs}
     tag = m.group().strip("< \t\n\r\f/").lower() if (m := TAG_NAME.match(raw)) else ""
     meta = tag == "meta" and DESCRIBED & {named.get("name"), named.get("property")}
-    translated = TRANSLATED | {"content"} if meta else TRANSLATED
+    button = tag == "input" and named.get("type") in BUTTONS  # its value is its label
+    translated = TRANSLATED | ({"content"} if meta else set()) | ({"value"} if button else set())
     at = m.end() if (m := TAG_NAME.match(raw)) else len(raw)
     while at < len(raw) and (m := ATTRIBUTE.match(raw, at)) and m.end() > at:
         names.append(m.group(1).lower())

@@ -28,6 +28,9 @@ from .placement import Atom, Tag, place
 MAX_DEPTH = 32  # tags nested deeper than this in one run are kept as they were, not placed
 WORD = re.compile(r"\S+")
 FULL_STOP = re.compile(r"[.!?…:;]\W*$")  # a source sentence that ends as a sentence does
+# a reference mark, all that a tag holds: a citation's [1], a note's [a] (no markup character:
+# kept as written)
+REFERENCE = re.compile(r"\[[^\]\s<>&*_`\\]{1,12}\]")
 
 
 @dataclass
@@ -110,9 +113,10 @@ def _plain(plain: Plain, done: Mapping[str, Any]) -> str:
 
 
 def _unstopped(source: str, text: str) -> str:
-    """`text` without the full stop or "!" the model ends a fragment with (an alt text, a
-    heading, a cell: "Horaires" came out "Horary!") when its source ends with none."""
-    if not FULL_STOP.search(source) and re.search(r"\w[.!]$", text):
+    """`text` without the full stop, "!" or "?" the model ends a fragment with (an alt text, a
+    heading, a cell: "Horaires" came out "Horary!", "Projet 🌱" "Project 🌱.") when its source
+    ends with none (an ellipsis stays)."""
+    if not FULL_STOP.search(source) and re.search(r"[^\s.!?…][.!?]$", text):
         return text[:-1]
     return text
 
@@ -129,9 +133,12 @@ def _plains(items: list[Item]) -> list[Plain]:
 
 
 def _nested(items: list[Item]) -> list[Item] | None:
-    """Items with each tag pair that wraps no word folded into one Keep; None if tags do not nest.
+    """Items with each tag pair that wraps no word, or a reference mark, folded into one Keep;
+    None if tags do not nest.
 
-    (`<a href><img></a>` has no word to follow: it stays where it is, whole.)
+    (`<a href><img></a>` has no word to follow: it stays where it is, whole; nor has a
+    citation's `<sup><a href="#n1">[1]</a></sup>`: read as words, it came out "milk.1]" and
+    took the words around it into its link.)
     """
     stack: list[list[Item]] = [[]]
     for item in items:
@@ -143,7 +150,8 @@ def _nested(items: list[Item]) -> list[Item] | None:
             if len(stack) == 1 or stack[-1][0].name != item.name:  # type: ignore[union-attr]
                 return None
             group = stack.pop()
-            if any(isinstance(i, str) and i.strip() for i in group[1:]):
+            words = "".join(i for i in group[1:] if isinstance(i, str)).strip()
+            if words and not REFERENCE.fullmatch(words):
                 stack[-1] += [*group, item]
                 continue
             parts: list[Part] = [*group[0].parts]  # type: ignore[union-attr]

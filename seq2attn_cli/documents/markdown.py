@@ -45,6 +45,8 @@ from .chunks import (
 PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
 SPECIAL = re.compile(r"[\\`*_\[\]<>]")  # in text, these would start markup
 TASK = re.compile(r"\[[ xX]\](?=\s|$)")  # a task list item's box: - [ ] to do, - [x] done
+# GitHub's alert, a quote's first line alone: "> [!WARNING]" (translated, "> \[WARNINGC")
+ALERT = re.compile(r"\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*", re.I)
 # GitHub's footnote reference: [^1], [^note]; not a link's text ("[^haut](#top)", "[^a][ref]")
 FOOTNOTE = re.compile(r"\[\^[^\]\s]+\](?![(\[])")
 DEFINITION = re.compile(FOOTNOTE.pattern + ":")  # and a footnote's definition: [^1]: text
@@ -162,12 +164,18 @@ def _blocks(text: str) -> list[Chunk]:
 
 def _lead(tokens: list[Token], n: int, items: list[Item]) -> tuple[str, list[Item]]:
     """The markup that starts block `n`, written as it was, and the items after it: a task
-    list item's box (`- [ ] to do`) or a footnote's label (`[^1]: text`), GitHub's."""
+    list item's box (`- [ ] to do`), a footnote's label (`[^1]: text`) or an alert's mark
+    (`> [!NOTE]`, its line), GitHub's."""
     first, second = (items + ["", ""])[:2]
     in_paragraph = tokens[n - 1].type == "paragraph_open"
     in_item = in_paragraph and n > 1 and tokens[n - 2].type == "list_item_open"
     if in_item and isinstance(first, str) and (box := TASK.match(first)):
         return box.group(), [first[box.end() :], *items[1:]]
+    in_quote = in_paragraph and n > 1 and tokens[n - 2].type == "blockquote_open"
+    if in_quote and isinstance(first, str) and ALERT.fullmatch(first):
+        if isinstance(second, Keep) and second.breaks:  # its line break, as written
+            return first + "".join(map(str, second.parts)), items[2:]
+        return first, items[1:]
     label = first.parts[0] if isinstance(first, Keep) else None
     if in_paragraph and isinstance(label, str) and FOOTNOTE.fullmatch(label):
         if isinstance(second, str) and second.startswith(":"):

@@ -66,7 +66,8 @@ def _cue(block: str) -> list[Chunk] | None:
     head, text = "".join(lines[: timing + 1]), "".join(lines[timing + 1 :])
     if not STAMP.search(text):
         return [head, *cue_text(lines[timing + 1 :], escaped=True)]
+    body = text.rstrip("\r\n")  # the cue's last line break: after it all (it was placed, " ")
     chunks: list[Chunk] = [head]
-    for n, run in enumerate(STAMP.split(text)):  # text, stamp, text, ...
+    for n, run in enumerate(STAMP.split(body)):  # text, stamp, text, ...
         chunks += [run] if n % 2 else text_of(run, escaped=True)
-    return chunks
+    return [*chunks, text[len(body) :]]
