@@ -18,13 +18,8 @@ source, character for character.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import replace
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_block import StateBlock, paragraph, reference
-from markdown_it.rules_inline import autolink, image, link
-from markdown_it.rules_inline.state_inline import StateInline
 from markdown_it.token import Token
 
 from ..decoding.rules.urls import around
@@ -41,19 +36,16 @@ from .chunks import (
     Plain,
     relabeled,
 )
+from .markdown_parser import FOOTNOTE, PARSER
 
-PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
 SPECIAL = re.compile(r"[\\`*_\[\]<>]")  # in text, these would start markup
 TASK = re.compile(r"\[[ xX]\](?=\s|$)")  # a task list item's box: - [ ] to do, - [x] done
 # GitHub's alert, a quote's first line alone: "> [!WARNING]" (translated, "> \[WARNINGC")
 ALERT = re.compile(r"\[!(?:NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*", re.I)
-# GitHub's footnote reference: [^1], [^note]; not a link's text ("[^haut](#top)", "[^a][ref]")
-FOOTNOTE = re.compile(r"\[\^[^\]\s]+\](?![(\[])")
-DEFINITION = re.compile(FOOTNOTE.pattern + ":")  # and a footnote's definition: [^1]: text
 # YAML front matter (Jekyll, Hugo, pandoc): data, not text; CommonMark would read a heading.
-# "---", "key:" lines, then "---" or "..."; "---" then a
-# blank line, a heading or a sentence is a thematic break, as pandoc reads it. Or Hugo's TOML,
-# between "+++" lines (read as a paragraph, its keys were translated: "titre = ..." -> "title")
+# "---", "key:" lines, then "---" or "..."; "---" then a blank line, a heading or a sentence
+# is a thematic break, as pandoc reads it. Or Hugo's TOML, between "+++" lines (read as a
+# paragraph, its keys were translated: "titre = ..." -> "title")
 FRONT_MATTER = re.compile(
     r"\A(?:---[ \t]*\r?\n(?:(?=[\w\"'-]+[ \t]*:(?:[ \t]|\r?\n)).*?\r?\n)?"
     r"(?:---|\.\.\.)|\+\+\+[ \t]*\r?\n(?:.*?\r?\n)?\+\+\+)[ \t]*(?:\r?\n|\Z)",
@@ -66,63 +58,6 @@ LANG = re.compile(r"""^((?:lang|language)[ \t]*[:=][ \t]*["']?)([A-Za-z]{2,3}(?:
 # CommonMark reads a soft break, and the ":" was placed by attention ("Cat:\nan animal")
 DEFINITION_MARK = re.compile(r":[ \t]+(?=\S)")
 MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
-
-
-def _with_source(rule: Callable[[StateInline, bool], bool], kind: str, label: int) -> Callable:
-    """A markdown-it inline rule that also keeps, on the token it makes, its source text:
-    `label` (what its [text] is) and `tail` (what follows it: (url "title"), [ref] or none)."""
-
-    def wrapped(state: StateInline, silent: bool) -> bool:
-        start, count = state.pos, len(state.tokens)
-        end = state.md.helpers.parseLinkLabel(state, start + label - 1, True) if label else -1
-        if not rule(state, silent):
-            return False
-        if not silent:
-            token = next(t for t in state.tokens[count:] if t.type == kind)
-            source = state.src[start : state.pos]
-            token.meta["label"] = state.src[start + label : end] if end >= 0 else ""
-            token.meta["tail"] = state.src[end + 1 : state.pos] if end >= 0 else source
-        return True
-
-    return wrapped
-
-
-def _footnote(state: StateInline, silent: bool) -> bool:
-    """An inline rule for GitHub's footnote references (`[^1]`), kept as written."""
-    found = FOOTNOTE.match(state.src, state.pos)
-    if found is None:
-        return False
-    if not silent:
-        state.push("footnote_ref", "", 0).markup = found.group()
-    state.pos = found.end()
-    return True
-
-
-def _no_footnote(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    """The link definition rule, but not for a footnote's (`[^1]: text`, a paragraph to
-    translate; read as a link definition, `[^1]: Voir "ici"` would be kept untranslated)."""
-    if DEFINITION.match(state.src, state.bMarks[start] + state.tShift[start]):
-        return False
-    return reference(state, start, end, silent)
-
-
-def _footnote_definition(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    """A footnote's definition (`[^1]: text`) read as a paragraph of its own, as GitHub does:
-    the next one ends it rather than being joined to its line."""
-    at = state.bMarks[start] + state.tShift[start]
-    if state.sCount[start] - state.blkIndent >= 4 or not DEFINITION.match(state.src, at):
-        return False
-    return silent or paragraph(state, start, end, silent)
-
-
-PARSER.block.ruler.at("reference", _no_footnote)
-PARSER.block.ruler.before(
-    "paragraph", "footnote_definition", _footnote_definition, {"alt": ["paragraph"]}
-)
-PARSER.inline.ruler.before("link", "footnote_ref", _footnote)
-PARSER.inline.ruler.at("link", _with_source(link, "link_open", 1))
-PARSER.inline.ruler.at("image", _with_source(image, "image", 2))
-PARSER.inline.ruler.at("autolink", _with_source(autolink, "link_open", 0))
 
 
 def read(text: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
