@@ -125,6 +125,20 @@ def test_a_definition_list_keeps_each_mark_at_its_line_s_start(tiny):
     assert "`chat\n: pain`" in out and "\n: " not in out.replace("`chat\n: pain`", ""), out
 
 
+def test_a_readme_s_html_blocks_are_translated_as_a_page_s(tiny):
+    readme = (
+        '<p align="center">\n  <img src="a.png" alt="il voit chat">\n  je mange pain\n</p>\n\n'
+        "<details>\n<summary>je mange</summary>\n\nil voit chat\n\n</details>\n"
+        "<!-- je mange -->\n\n- <b>je</b> mange\n"
+    )  # kept as given: the summary and the alt text were left in French
+    out = tiny.translate_document(readme, format="markdown", beam=1)
+    assert out == (
+        '<p align="center">\n  <img src="a.png" alt="he sees cat">\n  I eats bread\n</p>\n\n'
+        "<details>\n<summary>I eats</summary>\n\nhe sees cat\n\n</details>\n"
+        "<!-- je mange -->\n\n- <b>I</b> eats\n"
+    )
+
+
 def test_a_github_alert_keeps_its_mark(tiny):
     alert = "> [!WARNING]\r\n> je mange pain\r\n\n> [!NOTE]\n"  # translated: "> \[WARNINGC"
     out = tiny.translate_document(alert, format="markdown", beam=1)

@@ -338,7 +338,7 @@ def test_a_cue_that_cannot_be_read_is_named_on_stderr_and_kept_as_given(tiny_mod
 def test_broken_markdown_is_translated_without_losing_markup(tiny):
     text = "je **mange pain\n\n[chat](\n\n<div>je mange\n"
     out = tiny.translate_document(text, format="markdown", beam=1)
-    assert out.count("\n") == text.count("\n") and "<div>je mange" in out
+    assert out.count("\n") == text.count("\n") and "<div>I eats" in out  # read as a page
 
 
 def test_binary_or_huge_documents_are_one_line_errors(tiny_model, tmp_path):

@@ -5,8 +5,10 @@ kept as it was.
 markdown-it-py (CommonMark, with GitHub's tables, strikethrough and footnotes, whose `[^1]`
 and `[^1]:` are kept as written, their definitions translated) finds the blocks; only
 the source of each block's text is replaced, so everything around it (list markers and
-GitHub's task boxes, `>`, `#`, table pipes, blank lines, code blocks, HTML blocks, link
-definitions) is kept as it was.
+GitHub's task boxes, `>`, `#`, table pipes, blank lines, code blocks, link definitions) is
+kept as it was. An HTML block outside lists and quotes (a README's `<p align="center">`,
+`<details>`) is read as a page is (html.py): kept as given, `<summary>` and `alt` texts were
+left in French.
 A paragraph's lines are translated as one text, its line breaks (soft or hard) placed by
 attention, so a paragraph written over two lines comes out over two; inline code, URLs and
 backslash escapes are kept as written, and inline HTML is read as a page's (html.py): its
@@ -66,16 +68,21 @@ def read(text: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
     front = FRONT_MATTER.match(text)
     head = front.group() if front else ""
     labeled = LANG.sub(lambda m: m.group(1) + relabeled(m.group(2), languages), head)
-    return [labeled, *_blocks(text[len(head) :])]
+    return [labeled, *_blocks(text[len(head) :], languages)]
 
 
-def _blocks(text: str) -> list[Chunk]:
-    """Markdown as chunks: markup as written, each block's text as an Inline."""
+def _blocks(text: str, languages: Languages) -> list[Chunk]:
+    """Markdown as chunks: markup as written, each block's text as an Inline, and an HTML
+    block (a README's <p align="center">, <details>) read as a page's (html.py)."""
     starts = [0] + [m.end() for m in re.finditer("\n", text)] + [len(text)]
     chunks: list[Chunk] = []
     cursor = 0
     tokens = PARSER.parse(text)
     for n, token in enumerate(tokens):
+        if token.type == "html_block" and token.map is not None and token.level == 0:
+            lo, hi = starts[token.map[0]], starts[min(token.map[1], len(starts) - 1)]
+            chunks += [text[cursor:lo], *html.read(text[lo:hi], languages=languages)]
+            cursor = hi
         if token.type != "inline" or token.map is None or not token.children:
             continue
         lo, hi = starts[token.map[0]], starts[min(token.map[1], len(starts) - 1)]
