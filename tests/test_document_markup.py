@@ -127,16 +127,22 @@ def test_a_definition_list_keeps_each_mark_at_its_line_s_start(tiny):
 
 def test_a_readme_s_html_blocks_are_translated_as_a_page_s(tiny):
     readme = (
-        '<p align="center">\n  <img src="a.png" alt="il voit chat">\n  je mange pain\n</p>\n\n'
+        '<p align="center">\n  je mange pain <img src="a.png" alt="il voit chat">\n</p>\n\n'
         "<details>\n<summary>je mange</summary>\n\nil voit chat\n\n</details>\n"
         "<!-- je mange -->\n\n- <b>je</b> mange\n"
     )  # kept as given: the summary and the alt text were left in French
     out = tiny.translate_document(readme, format="markdown", beam=1)
     assert out == (
-        '<p align="center">\n  <img src="a.png" alt="he sees cat">\n  I eats bread\n</p>\n\n'
+        '<p align="center">\n  I eats bread <img src="a.png" alt="he sees cat">\n</p>\n\n'
         "<details>\n<summary>I eats</summary>\n\nhe sees cat\n\n</details>\n"
         "<!-- je mange -->\n\n- <b>I</b> eats\n"
     )
+    for kept in (  # written for a Markdown renderer, or opened by an inline tag: as given
+        "<div>\nje mange [pain](https://x.fr) et `make test`.\n</div>\n",
+        "<div>\n- je mange\n- il voit chat\n</div>\n",
+        '<a href="https://x.fr">\n    je mange pain\n</a>\n',  # its spaces moved: a code block
+    ):
+        assert tiny.translate_document(kept, format="markdown", beam=1) == kept
 
 
 def test_a_github_alert_keeps_its_mark(tiny):

@@ -141,6 +141,12 @@ def test_a_citation_mark_stays_whole_after_its_word(tiny):
     cited = '<p>je mange pain<sup><a href="#n1">[1]</a></sup><sup>[b]</sup> rouge</p>'
     out = tiny.translate_document(cited, format="html", beam=1)  # read as words: "bread1]"
     assert out == '<p>I eats bread<sup><a href="#n1">[1]</a></sup><sup>[b]</sup> red</p>'
+    split = tiny.translate_document(
+        "<p>je mange pain<sup>[<i>1</i>]</sup></p>", format="html", beam=1
+    )
+    assert split == "<p>I eats bread<sup>[<i>1</i>]</sup></p>"  # it crashed the document
+    label = tiny.translate_document("<p><b>[pain]</b> je mange</p>", format="html", beam=1)
+    assert "[pain]" not in label  # a label's word is no reference mark: translated
 
 
 def test_a_readme_keeps_its_blocks_code_and_links(tiny):

@@ -246,12 +246,9 @@ def _line_breaks(items: list) -> list:
     """A block's items with each line break between two of its words (and the spaces around
     it) as a Keep that parts words, as markdown.py reads a soft break: placed by attention
     (placement.py), so a paragraph written over two lines comes out over two. The spaces and
-    line breaks before its first word and after its last are text, written as they were, but
-    between an atom and a word (`<img>` NL `texte`: it came out on the image's line)."""
+    line breaks before its first word and after its last are text, written as they were."""
     words = [n for n, item in enumerate(items) if isinstance(item, str) and item.strip()]
     first, last = (words[0], words[-1]) if words else (len(items), -1)
-    atoms = [n for n, item in enumerate(items) if isinstance(item, Keep)]
-    first, last = min([first, *atoms[:1]]), max([last, *atoms[-1:]])
     out: list = []
     for n, item in enumerate(items):
         if not isinstance(item, str):

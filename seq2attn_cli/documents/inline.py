@@ -28,9 +28,9 @@ from .placement import Atom, Tag, place
 MAX_DEPTH = 32  # tags nested deeper than this in one run are kept as they were, not placed
 WORD = re.compile(r"\S+")
 FULL_STOP = re.compile(r"[.!?…:;]\W*$")  # a source sentence that ends as a sentence does
-# a reference mark, all that a tag holds: a citation's [1], a note's [a] (no markup character:
-# kept as written)
-REFERENCE = re.compile(r"\[[^\]\s<>&*_`\\]{1,12}\]")
+# a reference mark, all that a tag holds: a citation's [1] or [12a], a note's [a], [iv] or
+# [n 3]; not a label's word ("[Attention]", "[modifier]": translated)
+REFERENCE = re.compile(r"\[(?:(?:n(?:ote)?[ \u00a0]?)?\d{1,4}[a-z]?|[a-zA-Z]|[ivxlc]{1,6})\]")
 
 
 @dataclass
@@ -156,7 +156,7 @@ def _nested(items: list[Item]) -> list[Item] | None:
                 continue
             parts: list[Part] = [*group[0].parts]  # type: ignore[union-attr]
             for inner in group[1:]:
-                parts += [inner] if isinstance(inner, str) else inner.parts  # type: ignore[union-attr]
+                parts += [inner] if isinstance(inner, str) else _as_parts(inner)
             stack[-1].append(Keep(tuple(parts) + (item.text,)))
         else:
             stack[-1].append(item)

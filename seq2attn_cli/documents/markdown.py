@@ -6,9 +6,9 @@ markdown-it-py (CommonMark, with GitHub's tables, strikethrough and footnotes, w
 and `[^1]:` are kept as written, their definitions translated) finds the blocks; only
 the source of each block's text is replaced, so everything around it (list markers and
 GitHub's task boxes, `>`, `#`, table pipes, blank lines, code blocks, link definitions) is
-kept as it was. An HTML block outside lists and quotes (a README's `<p align="center">`,
-`<details>`) is read as a page is (html.py): kept as given, `<summary>` and `alt` texts were
-left in French.
+kept as it was. An HTML block outside lists and quotes that opens with a block's tag (a
+README's `<p align="center">`, `<details>`) and holds no Markdown is read as a page is
+(html.py): kept as given, `<summary>` and `alt` texts were left in French.
 A paragraph's lines are translated as one text, its line breaks (soft or hard) placed by
 attention, so a paragraph written over two lines comes out over two; inline code, URLs and
 backslash escapes are kept as written, and inline HTML is read as a page's (html.py): its
@@ -59,6 +59,8 @@ LANG = re.compile(r"""^((?:lang|language)[ \t]*[:=][ \t]*["']?)([A-Za-z]{2,3}(?:
 # a definition's mark at a line's start (pandoc, PHP Markdown Extra: "Term\n: definition");
 # CommonMark reads a soft break, and the ":" was placed by attention ("Cat:\nan animal")
 DEFINITION_MARK = re.compile(r":[ \t]+(?=\S)")
+# what text written for a Markdown renderer holds, in an HTML block: kept as given (markdown.py)
+MARKDOWN_SYNTAX = re.compile(r"`|\]\(|\*\*|__|markdown=|^[ \t]*(?:[-+*#>]|\d+[.)])[ \t]", re.M)
 MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
 
 
@@ -79,13 +81,14 @@ def _blocks(text: str, languages: Languages) -> list[Chunk]:
     cursor = 0
     tokens = PARSER.parse(text)
     for n, token in enumerate(tokens):
-        if token.type == "html_block" and token.map is not None and token.level == 0:
-            lo, hi = starts[token.map[0]], starts[min(token.map[1], len(starts) - 1)]
-            chunks += [text[cursor:lo], *html.read(text[lo:hi], languages=languages)]
-            cursor = hi
-        if token.type != "inline" or token.map is None or not token.children:
+        if token.map is None:
             continue
         lo, hi = starts[token.map[0]], starts[min(token.map[1], len(starts) - 1)]
+        if token.type == "html_block" and token.level == 0 and _page(text[lo:hi]):
+            chunks += [text[cursor:lo], *html.read(text[lo:hi], languages=languages)]
+            cursor = hi
+        if token.type != "inline" or not token.children:
+            continue
         cell = tokens[n - 1].type in ("th_open", "td_open")
         lines = token.content.split("\n")
         lines = [line.replace("|", "\\|") for line in lines] if cell else lines  # as written
@@ -102,6 +105,17 @@ def _blocks(text: str, languages: Languages) -> list[Chunk]:
         chunks += [text[cursor : start + len(lead)], inline]
         cursor = end
     return [*chunks, text[cursor:]]
+
+
+def _page(block: str) -> bool:
+    """Whether an HTML block is read as a page's: it opens with a block's tag, not an inline
+    one (whose spaces would move before it: "<a>" NL "    Voir" became a code block), and
+    holds nothing written for Markdown (`code`, [a link](url), "- item", `markdown="1"`), which
+    is kept as given."""
+    opening = re.match(r"\s*<([a-zA-Z][\w-]*)", block)
+    name = opening.group(1).lower() if opening else ""
+    inline = not name or name in html.INLINE or name in html.ATOMS or name in html.VERBATIM_INLINE
+    return not inline and not MARKDOWN_SYNTAX.search(block)
 
 
 def _lead(tokens: list[Token], n: int, items: list[Item]) -> tuple[str, list[Item]]:
