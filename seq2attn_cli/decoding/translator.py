@@ -141,14 +141,10 @@ class Translator:
                 f"translate() takes a str (one sentence) or a list of str, not {_describe(texts)}"
             )
         _check_counts(beam=beam, batch_size=batch_size)
-        columns = [
-            columns_of(text, self.longest_line) for text in texts
-        ]  # a tab's columns: each a line alone
-        done = iter(
-            self._translate_lines(
-                [c.text for cs in columns for c in cs], beam, batch_size, glossary
-            )
-        )
+        # a line's tab-separated columns, each translated as a line alone (columns.py)
+        columns = [columns_of(text, self.longest_line) for text in texts]
+        flat = [column.text for line in columns for column in line]
+        done = iter(self._translate_lines(flat, beam, batch_size, glossary))
         written = [in_columns(cs, [next(done) for _ in cs]) for cs in columns]
         return [self._unread_said(t) for t in written]
 
