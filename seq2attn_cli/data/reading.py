@@ -69,7 +69,8 @@ class ReadReport:
 EMOJI_JOINER = re.compile(r"(?<=[^\w\s])\u200d(?=[^\w\s])")
 # the tag characters that make a black flag a region's (🏴 + "gbsct" + cancel tag: Scotland's):
 # as spaces, the flag came out plain black
-FLAG_TAGS = re.compile("(?<=\U0001f3f4)[\U000e0020-\U000e007f]+")
+TAG_CHARACTERS = "".join(map(chr, range(0xE0020, 0xE0080)))
+FLAG_TAGS = re.compile(f"(?<=\U0001f3f4)[{TAG_CHARACTERS}]+")
 
 
 def clean(text: str) -> str:

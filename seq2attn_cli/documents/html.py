@@ -193,12 +193,12 @@ def read(page: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
                 _keep("".join(texts), name, items, chunks, flush)
         elif kind == "data":
             items.append(data)
-        elif kept_whole(kind, tag, attrs):
+        elif kept_whole(kind, tag, attrs) and (tag in VERBATIM_INLINE or _marked(attrs)):
             kept = (tag, 1, [raw])
-            if tag not in VERBATIM_INLINE and not _marked(attrs):  # <textarea placeholder=...>
-                flush()
-                chunks += list(_parts(raw, attrs))
-                kept = (tag, 1, [])
+        elif kept_whole(kind, tag, attrs):  # a block: its own attributes translated (placeholder)
+            flush()
+            chunks += list(_parts(raw, attrs))
+            kept = (tag, 1, [])
         elif item := inline_item(raw, kind, tag, attrs):
             items.append(item)
         else:  # a block's edge, the doctype: the text before it is a block of its own

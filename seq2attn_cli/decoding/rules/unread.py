@@ -10,11 +10,12 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from ...data.reading import TAG_CHARACTERS
 from .letters import read_as
 from .markers import starts_a_sentence
 
 # zero-width joiner, text and emoji presentation selectors, a flag's tags (reading.FLAG_TAGS)
-JOINERS = "\u200d\ufe0e\ufe0f" + "".join(map(chr, range(0xE0020, 0xE0080)))
+JOINERS = "\u200d\ufe0e\ufe0f" + TAG_CHARACTERS
 KEYCAPS = re.compile(r"(?:[0-9#*]\ufe0f?\u20e3)+")
 # a word, and what an elision's apostrophe parts from it ("l'🍕", "d'Дмитрий")
 ELIDED = re.compile(r"[^\s'’]+")
