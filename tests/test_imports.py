@@ -152,7 +152,7 @@ def broken(edges: dict[str, set[str]]) -> list[str]:
 EDGES = graph()
 # what every command shares, and a command's own module, which no other command imports
 SHARED = {"cli.common", "cli.streams"}
-PARTS = {"cli.launch": "cli.train"}
+PARTS = {"cli.launch": "cli.train", "cli.inputs": "cli.translate", "cli.prompt": "cli.translate"}
 COMMANDS = sorted(
     m for m in EDGES if room(m) == "cli" and m not in {"cli", "cli.app", *SHARED, *PARTS}
 )

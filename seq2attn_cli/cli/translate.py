@@ -4,7 +4,6 @@ Markdown, subtitles) in and the same document, translated, out."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +28,8 @@ from .common import (
     load_translator,
     model_dir,
 )
+from .inputs import document_format, open_input, read_document
+from .prompt import prompt
 from .streams import StdoutConsole, err, use_color
 
 BAD_LINES_NAMED = 3  # lines not UTF-8 named one by one; the rest are counted
@@ -89,7 +90,7 @@ def translate(
     if texts and input is not None:
         fail(f"give sentences or --input {input}, not both")
     _warn_about_file_names(texts)
-    document = _document_format(input, input_format)
+    document = document_format(input, input_format)
     if document is not None and (format != "text" or align or heatmap):
         fail("--format jsonl, --align and --heatmap are for lines; a document comes out whole")
     if document is not None and texts:
@@ -97,12 +98,12 @@ def translate(
     terms = glossary_terms(glossary)
     with handled(debug):
         if document is not None:
-            source = _read_document(input)
+            source = read_document(input)
             translator = _load(model, device, threads, quantize)
             name = "stdin" if input is None or str(input) == "-" else str(input)
             _write_document(translator, source, document, beam=beam, name=name, glossary=terms)
             return
-        stream = _open_input(input) if input is not None and str(input) != "-" else None
+        stream = open_input(input) if input is not None and str(input) != "-" else None
         translator = _load(model, device, threads, quantize)
         picture = StdoutConsole() if sys.stdout.isatty() else err  # never mixed into a pipe
         name = str(input) if stream is not None else None
@@ -122,7 +123,7 @@ def translate(
             lines = [t.removesuffix("\n").split("\n") for t in texts]  # "a\n" is one line
             emit([line.removesuffix("\r") for each in lines for line in each], 1)
         elif stream is None and sys.stdin.isatty():
-            _prompt(emit)
+            prompt(emit)
         else:
             keeps_bom = format == "text" and not align  # a mark before JSON or pairs: none
             _stream(stream or sys.stdin.buffer, name, emit, chunk=batch_size * 16, bom=keeps_bom)
@@ -169,39 +170,6 @@ def _decoded(chunk: list[bytes], name: str | None, line_no: int, bad: int) -> tu
     return lines, bad
 
 
-def _document_format(input: Path | None, given: str | None) -> str | None:
-    """The document format --input is read in, or None to translate it line by line."""
-    if input is None and given is None:  # lines: markdown-it and the readers stay unimported
-        return None
-    from ..documents import EXTENSIONS, FORMATS
-
-    if given is not None:
-        if given not in FORMATS:
-            fail(f"--input-format must be one of {', '.join(FORMATS)}, not {given!r}")
-        return given
-    suffix = input.suffix.lower() if input is not None else ""
-    return EXTENSIONS[suffix] if suffix in EXTENSIONS and suffix != ".txt" else None
-
-
-def _read_document(path: Path | None) -> str:
-    """A whole document, from its file or stdin, or one error line naming it."""
-    from ..data.streams import decoded, not_text
-    from ..documents import MAX_CHARS
-
-    name = "stdin" if path is None or str(path) == "-" else str(path)
-    stream = sys.stdin.buffer if name == "stdin" else _open_input(path)  # type: ignore[arg-type]
-    with stream:
-        data = stream.read(4 * MAX_CHARS + 1)  # UTF-8: at most 4 bytes a character
-    if problem := not_text([data[: 1 << 16]]):
-        fail(f"{name}: {problem}")
-    text, problem = decoded(data)
-    if len(data) > 4 * MAX_CHARS or len(text) > MAX_CHARS:
-        fail(f"{name}: more than {MAX_CHARS:,} characters; split it, or translate it line by line")
-    if problem:
-        err.print(f"[yellow]warning:[/] {escape(name)}: {problem}", soft_wrap=True)
-    return text
-
-
 def _load(model: Path | None, device: str, threads: int, quantize: bool) -> Any:
     """The translator, on the device asked for."""
     return load_translator(model_dir(model), device=device, threads=threads, quantize=quantize)
@@ -228,21 +196,17 @@ def _write_document(
     sys.stdout.flush()
 
 
+def _sentence_place(name: str, source: str) -> str:
+    """Where a document's sentence came from, for warnings: 'page.html: "Il pleut…"'."""
+    start = source if len(source) <= 40 else source[:40].rsplit(" ", 1)[0] + "…"
+    return f'{name}: "{start}"'
+
+
 def _pharaoh(t: Any) -> str:
     """A translation's word alignment as Pharaoh text ('' without attention)."""
     from ..decoding.explain.alignment import pharaoh
 
     return pharaoh(t.alignment)
-
-
-def _open_input(path: Path) -> Any:
-    """The --input file opened for reading, or one error line now, before the model loads."""
-    try:
-        return path.open("rb")
-    except IsADirectoryError:
-        fail(f"--input {path}: is a directory")
-    except OSError as error:
-        fail(f"--input {path}: {error.strerror or error}")
 
 
 def _warn_about_file_names(texts: list[str]) -> None:
@@ -265,12 +229,6 @@ def _warn_about_file_names(texts: list[str]) -> None:
 def _place(name: str | None, line_no: int) -> str:
     """Where an input line came from, for warnings: 'book.fr: line 3', or 'input line 3'."""
     return f"{name}: line {line_no}" if name else f"input line {line_no}"
-
-
-def _sentence_place(name: str, source: str) -> str:
-    """Where a document's sentence came from, for warnings: 'page.html: "Il pleut…"'."""
-    start = source if len(source) <= 40 else source[:40].rsplit(" ", 1)[0] + "…"
-    return f'{name}: "{start}"'
 
 
 def _warn(t: Any, place: str, unknown: list[str]) -> None:
@@ -301,42 +259,6 @@ def _warn(t: Any, place: str, unknown: list[str]) -> None:
             f"[yellow]warning:[/] {escape(place)}: the translation left out {escape(runs)}",
             soft_wrap=True,
         )
-
-
-def _input(prompt: str) -> str:
-    """input() with line editing and history (readline), its prompt on stderr, not stdout."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    os.dup2(2, 1)  # readline writes its prompt and echo to stdout: make that the terminal
-    try:
-        return input(prompt)
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-def _prompt(emit: Any) -> None:
-    """The interactive prompt: Up/Down recall, Ctrl-C cancels the line, Ctrl-D ends."""
-    try:
-        import readline  # noqa: F401  (importing it gives input() line editing and history)
-    except ImportError:  # no readline (Windows): a plain prompt
-        pass
-    err.print("s2a: type a sentence and press Enter (Ctrl-D to end)")
-    line_no = 1
-    while True:
-        try:
-            line = _input("> ")
-        except EOFError:  # Ctrl-D
-            err.print()
-            return
-        except KeyboardInterrupt:  # Ctrl-C: drop this line, as a shell does
-            err.print()
-            continue
-        try:
-            emit([line], line_no)
-        except KeyboardInterrupt:
-            err.print("(cancelled)")
-        line_no += 1
 
 
 def _write(
