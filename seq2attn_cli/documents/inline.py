@@ -17,54 +17,16 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..decoding.explain.links import aligned_targets
 from ..decoding.rules.parts import sentences_of, split
-from .chunks import Chunk, Close, Inline, Item, Keep, Open, Part, Plain
+from .chunks import Chunk, Inline, Item, Keep, Open, Part, Plain
 from .placement import Atom, Tag, place
+from .runs import Point, Run, as_parts, flattened, joined
 
-MAX_DEPTH = 32  # tags nested deeper than this in one run are kept as they were, not placed
 WORD = re.compile(r"\S+")
 FULL_STOP = re.compile(r"[.!?…:;]\W*$")  # a source sentence that ends as a sentence does
-# a reference mark, all that a tag holds: a citation's [1] or [12a], a note's [a], [iv] or
-# [n 3]; not a label's word ("[Attention]", "[modifier]": translated)
-REFERENCE = re.compile(r"\[(?:(?:n(?:ote)?[ \u00a0]?)?\d{1,4}[a-z]?|[a-zA-Z]|[ivxlc]{1,6})\]")
-
-
-@dataclass
-class _Span:
-    """A tag pair over text[start:end] (characters), and what it becomes in the target."""
-
-    start: int
-    end: int
-    open: Open
-    close: str
-    parent: int | None
-    depth: int
-    lo: int = 0  # target words lo..hi; hi < lo: written empty, before word lo
-    hi: int = -1
-
-
-@dataclass
-class _Point:
-    """A Keep at text[pos], inside span `parent`."""
-
-    pos: int
-    parts: tuple[Part, ...]
-    parent: int | None
-    breaks: bool = False
-    cuts: bool = False
-
-
-@dataclass
-class _Run:
-    """An Inline flattened: its text, its tag pairs and its kept atoms."""
-
-    text: str
-    spans: list[_Span] = field(default_factory=list)
-    points: list[_Point] = field(default_factory=list)
 
 
 def sources(chunks: list[Chunk], limit: int | None = None) -> list[str]:
@@ -78,7 +40,7 @@ def sources(chunks: list[Chunk], limit: int | None = None) -> list[str]:
         if isinstance(chunk, Plain):
             found.append(_clean(chunk.source))
         elif isinstance(chunk, Inline):
-            run = _run(_joined(chunk))
+            run = flattened(joined(chunk))
             found += [_clean(run.text[a:b]) for a, b in _segments(run, limit)]
             found += [_clean(p.source) for p in _plains(chunk.items)]
     return [s for s in found if s]
@@ -132,91 +94,7 @@ def _plains(items: list[Item]) -> list[Plain]:
     return [p for p in parts if isinstance(p, Plain)]
 
 
-def _nested(items: list[Item]) -> list[Item] | None:
-    """Items with each tag pair that wraps no word, or a reference mark, folded into one Keep;
-    None if tags do not nest.
-
-    (`<a href><img></a>` has no word to follow: it stays where it is, whole; nor has a
-    citation's `<sup><a href="#n1">[1]</a></sup>`: read as words, it came out "milk.1]" and
-    took the words around it into its link.)
-    """
-    stack: list[list[Item]] = [[]]
-    for item in items:
-        if isinstance(item, Open):
-            stack.append([item])
-            if len(stack) > MAX_DEPTH:
-                return None
-        elif isinstance(item, Close):
-            if len(stack) == 1 or stack[-1][0].name != item.name:  # type: ignore[union-attr]
-                return None
-            group = stack.pop()
-            words = "".join(i for i in group[1:] if isinstance(i, str)).strip()
-            if words and not REFERENCE.fullmatch(words):
-                stack[-1] += [*group, item]
-                continue
-            parts: list[Part] = [*group[0].parts]  # type: ignore[union-attr]
-            for inner in group[1:]:
-                parts += [inner] if isinstance(inner, str) else _as_parts(inner)
-            stack[-1].append(Keep(tuple(parts) + (item.text,)))
-        else:
-            stack[-1].append(item)
-    return stack[0] if len(stack) == 1 else None
-
-
-def _joined(chunk: Inline) -> list[Item]:
-    """An Inline's items with atoms joined by marks alone into one ("<kbd>Ctrl</kbd>+<kbd>C</kbd>",
-    "`a` / `b`"): placed apart, the model dropped the "+" and the keys came out swapped."""
-    out: list[Item] = []
-    for item in chunk.items:
-        if isinstance(item, Keep) and not item.breaks and len(out) > 1 and _mark(out[-1]):
-            before = out[-2]
-            if isinstance(before, Keep) and not before.breaks:
-                mark = chunk.escape(out.pop())  # type: ignore[arg-type]
-                out[-1] = Keep((*before.parts, mark, *item.parts))
-                continue
-        out.append(item)
-    return out
-
-
-def _mark(item: Item) -> bool:
-    """Whether an item is text of marks alone, spaced or not ("+", " + ", "/"), on one line."""
-    if not isinstance(item, str) or not item.strip() or "\n" in item:
-        return False
-    return not any(c.isalnum() for c in item)
-
-
-def _run(items: list[Item]) -> _Run:
-    """Flatten an Inline's items; tags that do not nest are all kept as they were."""
-    nested = _nested(items)
-    if nested is None:
-        nested = [
-            Keep((i.text,)) if isinstance(i, Close) else Keep(i.parts) if isinstance(i, Open) else i
-            for i in items
-        ]
-    run = _Run(text="")
-    text: list[str] = []
-    length, stack = 0, []
-    for item in nested:
-        parent = stack[-1] if stack else None
-        if isinstance(item, str):
-            text.append(item)
-            length += len(item)
-        elif isinstance(item, Open):
-            stack.append(len(run.spans))
-            run.spans.append(_Span(length, -1, item, "", parent, len(stack)))
-        elif isinstance(item, Close):
-            span = run.spans[stack.pop()]
-            span.end, span.close = length, item.text
-        else:
-            run.points.append(_Point(length, item.parts, parent, item.breaks, item.cuts))
-            if item.breaks:
-                text.append(" ")
-                length += 1
-    run.text = "".join(text)
-    return run
-
-
-def _segments(run: _Run, limit: int | None) -> list[tuple[int, int]]:
+def _segments(run: Run, limit: int | None) -> list[tuple[int, int]]:
     """The run cut into sentences, as (start, end) characters; a tag's words stay in one."""
     starts, cursor = [], 0
     for sentence in _sentences(run.text, limit):
@@ -256,11 +134,11 @@ def _core_of(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _inline(chunk: Inline, done: Mapping[str, Any], limit: int | None) -> str:
     """An Inline written back: each sentence translated, its tags placed by attention."""
-    run = _run(_joined(chunk))
+    run = flattened(joined(chunk))
     segments = _segments(run, limit)
     if not segments:  # no words: nothing to translate, every tag as it was
         return "".join(
-            chunk.escape(i) if isinstance(i, str) else _parts(_as_parts(i), done)
+            chunk.escape(i) if isinstance(i, str) else _parts(as_parts(i), done)
             for i in chunk.items
         )
     lead = len(run.text) - len(run.text.lstrip())  # spaces before the first word
@@ -285,7 +163,7 @@ def _inline(chunk: Inline, done: Mapping[str, Any], limit: int | None) -> str:
     return "".join(out)
 
 
-def _spaced(run: _Run, p: _Point) -> bool:
+def _spaced(run: Run, p: Point) -> bool:
     """Whether the source has a space right before point p: not the one a line break before
     it stands for (`_run`), nor one that an earlier point at the same place comes after."""
     if p.pos == 0 or not run.text[p.pos - 1].isspace():
@@ -295,18 +173,11 @@ def _spaced(run: _Run, p: _Point) -> bool:
     return next(q for q in run.points if q.pos == p.pos) is p
 
 
-def _as_parts(item: Item) -> tuple[Part, ...]:
-    """What a tag or atom writes when it is kept as it was."""
-    if isinstance(item, Close):
-        return (item.text,)
-    return item.parts  # type: ignore[union-attr]
-
-
 def _sentence(
-    run: _Run,
+    run: Run,
     bounds: tuple[int, int],
     inside: list[int],
-    points: list[_Point],
+    points: list[Point],
     done: Mapping[str, Any],
     escape: Callable[[str], str],
 ) -> str:

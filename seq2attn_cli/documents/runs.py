@@ -1,0 +1,138 @@
+"""An `Inline` run flattened for placement (inline.py): its text, the tag pairs over it as
+character spans, and its kept atoms as points; a tag pair around no word (an image's link, a
+citation's "[1]") folded into one atom first, and atoms joined by marks alone into one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .chunks import Close, Inline, Item, Keep, Open, Part
+
+MAX_DEPTH = 32  # tags nested deeper than this in one run are kept as they were, not placed
+# a reference mark, all that a tag holds: a citation's [1] or [12a], a note's [a], [iv] or
+# [n 3]; not a label's word ("[Attention]", "[modifier]": translated)
+REFERENCE = re.compile(r"\[(?:(?:n(?:ote)?[ \u00a0]?)?\d{1,4}[a-z]?|[a-zA-Z]|[ivxlc]{1,6})\]")
+
+
+@dataclass
+class Span:
+    """A tag pair over text[start:end] (characters), inside span `parent`."""
+
+    start: int
+    end: int
+    open: Open
+    close: str
+    parent: int | None
+
+
+@dataclass
+class Point:
+    """A Keep at text[pos], inside span `parent`."""
+
+    pos: int
+    parts: tuple[Part, ...]
+    parent: int | None
+    breaks: bool = False
+    cuts: bool = False
+
+
+@dataclass
+class Run:
+    """An Inline flattened: its text, its tag pairs and its kept atoms."""
+
+    text: str
+    spans: list[Span] = field(default_factory=list)
+    points: list[Point] = field(default_factory=list)
+
+
+def _nested(items: list[Item]) -> list[Item] | None:
+    """Items with each tag pair that wraps no word, or a reference mark, folded into one Keep;
+    None if tags do not nest.
+
+    (`<a href><img></a>` has no word to follow: it stays where it is, whole; nor has a
+    citation's `<sup><a href="#n1">[1]</a></sup>`: read as words, it came out "milk.1]" and
+    took the words around it into its link.)
+    """
+    stack: list[list[Item]] = [[]]
+    for item in items:
+        if isinstance(item, Open):
+            stack.append([item])
+            if len(stack) > MAX_DEPTH:
+                return None
+        elif isinstance(item, Close):
+            if len(stack) == 1 or stack[-1][0].name != item.name:  # type: ignore[union-attr]
+                return None
+            group = stack.pop()
+            words = "".join(i for i in group[1:] if isinstance(i, str)).strip()
+            if words and not REFERENCE.fullmatch(words):
+                stack[-1] += [*group, item]
+                continue
+            parts: list[Part] = [*group[0].parts]  # type: ignore[union-attr]
+            for inner in group[1:]:
+                parts += [inner] if isinstance(inner, str) else as_parts(inner)
+            stack[-1].append(Keep(tuple(parts) + (item.text,)))
+        else:
+            stack[-1].append(item)
+    return stack[0] if len(stack) == 1 else None
+
+
+def joined(chunk: Inline) -> list[Item]:
+    """An Inline's items with atoms joined by marks alone into one ("<kbd>Ctrl</kbd>+<kbd>C</kbd>",
+    "`a` / `b`"): placed apart, the model dropped the "+" and the keys came out swapped."""
+    out: list[Item] = []
+    for item in chunk.items:
+        if isinstance(item, Keep) and not item.breaks and len(out) > 1 and _mark(out[-1]):
+            before = out[-2]
+            if isinstance(before, Keep) and not before.breaks:
+                mark = chunk.escape(out.pop())  # type: ignore[arg-type]
+                out[-1] = Keep((*before.parts, mark, *item.parts))
+                continue
+        out.append(item)
+    return out
+
+
+def _mark(item: Item) -> bool:
+    """Whether an item is text of marks alone, spaced or not ("+", " + ", "/"), on one line."""
+    if not isinstance(item, str) or not item.strip() or "\n" in item:
+        return False
+    return not any(c.isalnum() for c in item)
+
+
+def flattened(items: list[Item]) -> Run:
+    """Flatten an Inline's items; tags that do not nest are all kept as they were."""
+    nested = _nested(items)
+    if nested is None:
+        nested = [
+            Keep((i.text,)) if isinstance(i, Close) else Keep(i.parts) if isinstance(i, Open) else i
+            for i in items
+        ]
+    run = Run(text="")
+    text: list[str] = []
+    length, stack = 0, []
+    for item in nested:
+        parent = stack[-1] if stack else None
+        if isinstance(item, str):
+            text.append(item)
+            length += len(item)
+        elif isinstance(item, Open):
+            stack.append(len(run.spans))
+            run.spans.append(Span(length, -1, item, "", parent))
+        elif isinstance(item, Close):
+            span = run.spans[stack.pop()]
+            span.end, span.close = length, item.text
+        else:
+            run.points.append(Point(length, item.parts, parent, item.breaks, item.cuts))
+            if item.breaks:
+                text.append(" ")
+                length += 1
+    run.text = "".join(text)
+    return run
+
+
+def as_parts(item: Item) -> tuple[Part, ...]:
+    """What a tag or atom writes when it is kept as it was."""
+    if isinstance(item, Close):
+        return (item.text,)
+    return item.parts  # type: ignore[union-attr]
