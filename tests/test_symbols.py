@@ -26,6 +26,10 @@ def knows(char: str) -> bool:
         ("un café☕️ noir", "un café noir", (Held(1, "☕️"),)),  # its presentation selector
         ("~~barré~~ ici", "barré ici", (Held(0, "~~", before=True), Held(0, "~~"))),
         ("il t´aime 🍕", "il t´aime 🍕", ()),  # between letters, or apart: not this rule's
+        ("a gagné +1,2 %", "a gagné 1,2 %", (Held(2, "+", before=True, digits="12"),)),
+        ("(-50 €)", "(50 €)", (Held(0, "-", before=True, digits="50"),)),
+        ("il fait -5 ° ici", "il fait -5 ° ici", ()),  # degrees: numbers.py's
+        ("de 10-20 ans", "de 10-20 ans", ()),
     ],
 )  # fmt: skip
 def test_a_symbol_glued_to_a_word_s_start_or_end_is_set_aside_and_the_words_stay(line, read, held):
@@ -42,6 +46,14 @@ def test_an_emoji_glued_to_a_word_comes_out_against_its_translation(shipped):
     assert shipped.unreadable("J'ai mangé 5🍕.") == []  # nothing to warn about
     got = CliRunner().invoke(app, ["translate", "J'adore le café☕️ le matin."])
     assert got.stdout == "I love coffee☕️ in the morning.\n" and got.stderr == ""
+
+
+def test_a_number_s_sign_comes_out_before_its_number(shipped):
+    # read with their signs: "won11.2%", "$10,000 euros", "The soldier is from -50 euros."
+    assert "won +1.2% Friday" in shipped.translate("Le CAC 40 a gagné +1,2 % vendredi.").text
+    assert "+€1,200,000" in shipped.translate("Il a gagné +1 200 000 € en 2023.").text
+    assert shipped.translate("Le solde est de -50 €.").text.endswith(" -€50.")  # not "-from"
+    assert shipped.translate("Une promo de -20 %.").text.count("-20%") == 1
 
 
 def test_every_runner_up_keeps_the_symbol_once(shipped):
