@@ -1,5 +1,6 @@
-"""Emoji and other symbols no piece holds, glued to a word ("5🍕", "Merci😀"): set aside in
-reading, and written back against the target word linked to that word.
+"""Emoji and other symbols no piece holds, glued to a word ("5🍕", "Merci😀"), and a number's
+sign ("+1,2 %"): set aside in reading, and written back against the target word linked to
+that word.
 
 The model reads such a symbol as <unk>, and the word it sticks to with it: "J'ai mangé 5🍕."
 came out "I ate 5,000." and "Merci😀" "Thanks for you.", the symbols lost. Read as the word
