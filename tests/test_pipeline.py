@@ -264,11 +264,22 @@ def test_the_words_of_numbers_and_amounts_written_in_english_are_those_of_the_pi
         ("Appelez le 0 800 123 456.", "Appelez le URL."),  # a telephone number, not 800,123,456
         ("Il a payé £1,250.50 et €15.000.", "Il a payé 1 250,50 pounds et 15 000 euros."),
         ("Un budget de €10 millions, ou $30,000.", "Un budget de €10 millions, ou $30,000."),
+        ("Il coûte 9,99 €/mois.", "Il coûte 9,99 euros par mois."),  # was "9,99 eurosURL"
+        ("Il coûte 0,25 €/kWh.", "Il coûte 0,25 euros."),  # the unit's symbol written back
     ],
 )
 def test_an_amount_is_read_as_its_number_in_french_form_and_its_sign_s_word(shipped, source, read):
     (line,) = shipped.rules.read([source])
     assert shipped.subwords.text(shipped.subwords.pieces(line.parts[0].ids)) == read
+
+
+def test_a_price_by_the_unit_keeps_its_unit(shipped):
+    # read as a path: "9.99 /mois eurosLRL", "0.25 eurosLRL /kWh", "€2 /h"
+    assert shipped.translate("Le forfait coûte 9,99 €/mois.").text.endswith("€9.99 per month.")
+    t = shipped.translate("Le tarif est de 0,25 €/kWh.")
+    assert t.text.endswith(" €0.25/kWh.") and "▁€/kWh" in t.src_tokens
+    assert t.word_attention.tgt[:-1] == t.text.split()  # the pieces say so too
+    assert shipped.translate("Le parking coûte 2 €/h.").text.endswith(" €2/h.")
 
 
 def test_a_document_s_tags_stay_on_the_words_of_amounts_and_degrees(shipped):

@@ -110,24 +110,43 @@ LARGE = r"\s*(?:millions?|milliards?|mille|billions?)\b"  # "€10 millions" is 
 # after the number before the sign: nothing more of a number (not "€2" of "€2,5 millions", "£1"
 # of "£1.2bn", "€1" of "€1 200"), nor a word or a magnitude
 WHOLE = rf"(?![\w-]|[,.]?\s?\d|{LARGE})"
+# a price by the unit: by a word's ("9,99 €/mois") read "9,99 euros par mois" (the model wrote
+# "9,99 euros/mois" as "9.99 euros/ me", "9,99 € par mois" as "€9.99 per month"); by a unit's
+# symbol ("0,25 €/kWh", "2 €/h"), which English writes so, read "0,25 euros" and written
+# "€0.25/kWh" ("par h" came out "by hate", "par L" "by LP9")
 AMOUNT = re.compile(
     rf"(?<![\w,.])(?P<number>{NUMBER}) ?(?P<sign>[€$£])"
     r"(?:(?P<cents>\d\d)|(?: (?P<spaced>\d\d)(?!\s*[\w%€$£])))?(?![\d,.]?\d)"
+    r"(?:/(?P<per>[^\W\d]\w*))?"
     rf"|(?<![\w,.€$£])(?P<before>[€£]) ?(?P<after>{NUMBER}){WHOLE}"
 )
 # the sign's word, in French as the model reads it and in English as it writes it; £ is
 # "pounds" in both ("livres" came out as "books"), which the model keeps
 DOTTED = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?")  # 1.234,5: dots group, as French may
 WORDS = {"€": "euros", "$": "dollars", "£": "pounds"}
+UNIT_WORD = re.compile(r"(?!min$)[a-zéèêûôîà]{3,}")  # "mois", "personne"; not "kg", "kWh", "min"
 WRITTEN = {"€": "euros?", "$": "dollars?", "£": "pounds?"}
 
 
 class Amount(NamedTuple):
-    """An amount of the source: its number in French form, its sign, its digits (cents too)."""
+    """An amount of the source: its number in French form, its sign, its digits (cents too),
+    and the unit it is a price of ("mois" of "9,99 €/mois"; "" if none)."""
 
     number: str
     sign: str
     digits: str
+    per: str = ""
+
+    @property
+    def symbol(self) -> str:
+        """The unit's symbol, written after the amount as given ("/kWh"), or ""."""
+        return f"/{self.per}" if self.per and not UNIT_WORD.fullmatch(self.per) else ""
+
+    @property
+    def read(self) -> list[str]:
+        """The words the model reads for the sign and a unit's word: "euros par mois"."""
+        per = ["par", self.per] if self.per and not self.symbol else []
+        return [WORDS[self.sign], *per]
 
 
 def amounts(text: str) -> list[Amount]:
@@ -143,7 +162,7 @@ def _amount(m: re.Match[str]) -> Amount:
     number = f"{m['number']},{cents}" if cents else m["number"]
     if DOTTED.fullmatch(number):
         number = number.replace(".", " ")
-    return Amount(number, m["sign"], re.sub(r"\D", "", number))
+    return Amount(number, m["sign"], re.sub(r"\D", "", number), m["per"] or "")
 
 
 def french(number: str) -> str:
@@ -157,9 +176,10 @@ def french(number: str) -> str:
 
 
 def read_amount(m: re.Match[str]) -> str:
-    """An amount as the model reads it: "12,50 €", "12€50" and "€12,50" -> "12,50 euros"."""
+    """An amount as the model reads it: "12,50 €", "12€50" and "€12,50" -> "12,50 euros",
+    "9,99 €/mois" -> "9,99 euros par mois"."""
     amount = _amount(m)
-    return f"{amount.number} {WORDS[amount.sign]}"
+    return " ".join([amount.number, *amount.read])
 
 
 def english(number: str) -> str:
@@ -224,7 +244,7 @@ def as_english(text: str, source: Source) -> str:
         # the first said with the amount's digits, in any case ("12.50 Euros" was left)
         for m in re.finditer(said, text, flags=re.IGNORECASE):
             if re.sub(r"\D", "", m[1]) == amount.digits:
-                text = text[: m.start()] + amount.sign + m[1] + text[m.end() :]
+                text = text[: m.start()] + amount.sign + m[1] + amount.symbol + text[m.end() :]
                 break
     return text
 
@@ -241,12 +261,15 @@ def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
         found = _run(pieces, number.split(",")[0].split())
         for first in found[1:] if found else []:
             pieces[first] = "," + pieces[first].removeprefix(WORD_START)
-    for _, sign, digits in amounts(source.given):
-        if (at := _sign_word(pieces, digits, [WRITTEN[sign]])) is not None:
+    for amount in amounts(source.given):
+        if (at := _sign_word(pieces, amount.digits, [WRITTEN[amount.sign]])) is not None:
             letters, number_at = at
-            pieces[number_at] = WORD_START + sign + pieces[number_at].lstrip(WORD_START)
+            pieces[number_at] = WORD_START + amount.sign + pieces[number_at].lstrip(WORD_START)
+            keep = number_at
+            if amount.symbol:  # "▁0 .25 ▁euros" -> "▁€0 .25 /kWh", the word's rows its own
+                keep, pieces[letters[0]], letters = letters[0], amount.symbol, letters[1:]
             # the word's rows into the number's (tag placement); a runner-up has none
-            _into(pieces, weights if t.has_attention else None, number_at, letters)
+            _into(pieces, weights if t.has_attention else None, keep, letters)
     pieces = _ordinals(pieces, weights if t.has_attention else None, source.read)
     for i in range(1, len(pieces)):  # "▁25 ▁%" -> "▁25 %", as PERCENT writes it
         if pieces[i] == WORD_START + "%" and pieces[i - 1][-1:].isdigit():
@@ -262,7 +285,8 @@ def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
 def _signs_in_source(src: list[str], weights: list[list[float]], given: str) -> list[str]:
     """`src` with the words read for each sign of the source `given` one piece, the sign, its
     column the sum of theirs (`weights` changed in place)."""
-    signs = [(sign, digits, [WORDS[sign]]) for _, sign, digits in amounts(given)]
+    # "9,99 €/mois": "▁9,99 ▁euros ▁par ▁mois" -> "▁9,99 ▁€/mois"
+    signs = [(f"{a.sign}/{a.per}" if a.per else a.sign, a.digits, a.read) for a in amounts(given)]
     for m in DEGREES.finditer(given):  # "20 °C": "▁20 ▁degrés ▁Celsius" -> "▁20 ▁°C"
         scale = [SCALES[m["scale"]].strip()] if m["scale"] else []
         digits = re.sub(r"\D", "", m["number"] or m["bare"])

@@ -78,7 +78,8 @@ FOUND = re.compile(
     r"|(?<![\w.@#&])[@#][^\W\d]\w*"
     # a file's path or a forum's (/etc/hosts, ~/notes.txt, /r/france, /u/name, the "/s" of a
     # joke): "Ouvrez le fichier /etc/hosts." came out "Open up the file/hosts."
-    r"|(?<![\w/.:~<+-])(?:~|\.{1,2})?/(?:[\w.@-]+/)*[\w.@-]*[\w@-]",
+    # (not a price's unit: "€/mois", read by numbers.py)
+    r"|(?<![\w/.:~<+€$£-])(?:~|\.{1,2})?/(?:[\w.@-]+/)*[\w.@-]*[\w@-]",
     re.IGNORECASE,
 )
 # what ends a sentence or a quote rather than a URL ("voir https://x.fr/a."), as GitHub's
