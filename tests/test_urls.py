@@ -178,7 +178,9 @@ def test_jsonl_and_alignments_count_a_url_as_one_word(tiny_model):
         ("Le titre {#ancre} et {.note}.", ("{#ancre}", "{.note}")),  # Pandoc's attributes
         ("Ouvrez /etc/hosts, ~/notes.txt ou ./run.sh.", ("/etc/hosts", "~/notes.txt", "./run.sh")),
         ("Voir /r/france (/u/jean_dupont). Génial /s", ("/r/france", "/u/jean_dupont", "/s")),
-        ("Et/ou 50 km/h, +/- 1/2, le 14/07/2001, a / b, </b>.", ()),  # no path
+        ("Et/ou 50 km/h, +/- 1/2, le 14/07/2001, a / b, </b>.", ("km/h",)),  # no path
+        ("Ajoutez 200 g de farine, 45 m² et 3 kWh.", ("g", "m²", "kWh")),  # units, after a number
+        ("Le plan B, 3 M, 5 min, 2 gros, 9,99 €/mois.", ()),  # no unit's symbol
     ],
 )  # fmt: skip
 def test_a_placeholder_section_or_telephone_number_is_read_as_a_url(line, kept):
@@ -192,6 +194,13 @@ def test_a_stand_in_of_several_words_is_as_many_words_in_alignments_and_document
     assert len(t.word_attention.tgt) - 1 == len(t.text.split())
     page = "<p>Voir le § 3 du <i>contrat</i> signé.</p>"  # the tag was one word early
     assert "<i>contract</i>" in shipped.translate_document(page, format="html")
+
+
+def test_a_unit_s_symbol_comes_out_as_given_with_the_shipped_model(shipped):
+    # the model alone wrote "The volume is 33.", "45 mold", "He's 1.8 kg." and "58.2 kmber"
+    assert "3 m³" in shipped.translate("Le volume est de 3 m³.").text
+    assert "45 m²" in shipped.translate("L'appartement fait 45 m².").text
+    assert "1.85 m and weighs 78 kg" in shipped.translate("Il mesure 1,85 m et pèse 78 kg.").text
 
 
 def test_a_path_comes_out_as_given_with_the_shipped_model(shipped):
