@@ -214,6 +214,13 @@ def test_a_month_written_short_after_a_day_or_before_a_year_is_read_whole(source
     assert Numbers().read(source)[0] == read
 
 
+def test_a_number_grouped_by_dots_the_model_copies_is_grouped_by_commas(shipped, model_writes):
+    model_writes("It cost 1.500 euros, 1.234,5 and 2.350.000, at 192.168.1.1.")
+    t = shipped.translate("Il a coûté 1.500 euros, 1.234,5 et 2.350.000, à 192.168.1.1.")
+    assert t.text == "It cost 1,500 euros, 1,234.5 and 2,350,000, at 192.168.1.1."
+    assert t.word_attention.tgt[:-1] == t.text.split()  # the pieces say so too
+
+
 def test_a_roman_number_in_a_line_in_capitals_stays_one(shipped):
     (line,) = shipped.rules.read(["AU XIXE SIÈCLE, LOUIS XIV. LA VIE."])  # "TWENTYTH CENTURY"
     read = shipped.subwords.text(shipped.subwords.pieces(line.parts[0].ids))

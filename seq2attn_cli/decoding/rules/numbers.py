@@ -123,6 +123,9 @@ AMOUNT = re.compile(
 # the sign's word, in French as the model reads it and in English as it writes it; £ is
 # "pounds" in both ("livres" came out as "books"), which the model keeps
 DOTTED = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?")  # 1.234,5: dots group, as French may
+# such a number in a sentence, which the model copies ("1.500 euros": one and a half to an
+# English reader); of the dev sets' four, three references group it (1,000), one is a name
+GROUPED_BY_DOTS = re.compile(rf"(?<![\d,.]){DOTTED.pattern}(?!\d|[.,]\d)")
 WORDS = {"€": "euros", "$": "dollars", "£": "pounds"}
 UNIT_WORD = re.compile(r"(?!min$)[a-zéèêûôîà]{3,}")  # "mois", "personne"; not "kg", "kWh", "min"
 WRITTEN = {"€": "euros?", "$": "dollars?", "£": "pounds?"}
@@ -191,6 +194,9 @@ def english(number: str) -> str:
 def in_english(text: str, source: str) -> str:
     """`text` with each French number it copies from `source` (all of one or its end, as
     "234,56" of "1 234,56") in English form, and its ordinals (copied "2e", "2th") English."""
+    text = GROUPED_BY_DOTS.sub(
+        lambda m: english(m.group().replace(".", " ")) if m.group() in source else m.group(), text
+    )
     text = FRENCH.sub(lambda m: english(m.group()) if m.group() in source else m.group(), text)
     text = PERCENT.sub("%", text)  # "25 %" -> "25%", as the model writes a percentage
     text = ORDINAL.sub(lambda m: english_ordinal(m) if m.group() in source else m.group(), text)
@@ -261,6 +267,7 @@ def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
         found = _run(pieces, number.split(",")[0].split())
         for first in found[1:] if found else []:
             pieces[first] = "," + pieces[first].removeprefix(WORD_START)
+    pieces = _dots_to_commas(pieces, GROUPED_BY_DOTS.findall(source.read))
     for amount in amounts(source.given):
         if (at := _sign_word(pieces, amount.digits, [WRITTEN[amount.sign]])) is not None:
             letters, number_at = at
@@ -313,6 +320,25 @@ def _as_one(src: list[str], weights: list[list[float]], at: list[int], piece: st
             del row[i]
     for i in reversed(at[1:]):
         del src[i]
+
+
+def _dots_to_commas(pieces: list[str], numbers: list[str]) -> list[str]:
+    """Target pieces with each of `numbers` (grouped by dots) they spell as a word grouped by
+    commas, as `in_english` writes it: "▁1 .234 ,5," -> "▁1 ,234 .5,"."""
+    pieces, (words, groups) = list(pieces), group_pieces(pieces)
+    swap = str.maketrans(".,", ",.")
+    for word, group in zip(words, groups, strict=True):
+        start = len(word) - len(word.lstrip("(\"'"))
+        if word[start:].rstrip(".,;:!?)\"'") not in numbers:
+            continue
+        end, at = start + len(word[start:].rstrip(".,;:!?)\"'")), 0
+        for i in group:  # only the number's characters: not the comma after it
+            text = pieces[i].removeprefix(WORD_START)
+            lo, hi = max(start - at, 0), max(min(end - at, len(text)), 0)
+            text = text[:lo] + text[lo:hi].translate(swap) + text[hi:]
+            pieces[i] = (WORD_START if pieces[i].startswith(WORD_START) else "") + text
+            at += len(pieces[i].removeprefix(WORD_START))
+    return pieces
 
 
 def _ordinals(pieces: list[str], weights: list[list[float]] | None, read: str) -> list[str]:
