@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from ...data.reading import normalize
 from ...data.subwords import EOS_PIECE
 from ..translation import Translation
-from .numbers import WORDS as SIGN_WORDS
+from .number_forms import WORDS as SIGN_WORDS
 from .urls import PLACEHOLDER
 
 if TYPE_CHECKING:
