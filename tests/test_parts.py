@@ -69,6 +69,8 @@ def test_a_title_or_an_initial_does_not_end_a_sentence():
         "Lisez la p. https://example.org/a pour plus.",
         "Voir le vol. II de l'ouvrage et l'art. L. 121-1 du code.",
         "Fondée en 52 av. J.-C. par les Romains.",
+        "Le Prof. Martin et le Gén. de Gaulle, au 12 bd. Saint-Michel.",
+        "La juge militaire Col. Denise Lind a demandé.",  # newstest2013 cut it after "Col."
     ],
 )
 def test_an_abbreviation_does_not_end_a_sentence(text):
