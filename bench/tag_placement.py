@@ -12,11 +12,11 @@ Each tag is judged apart. "unjudged" when the translation does not hold the expe
 all (the model chose others); else "lost" when the tag is not in the output once or wraps no
 word, "exact" when it wraps just the expected words (punctuation and case aside), "wider" when
 it wraps them and more, "wrong" otherwise. The same translations are scored for each way of
-linking words (placement.links, the rule before it, `s2a align`'s `shared` links, the alignment
-head's probabilities read by placement.links and by `s2a align`'s own head links) and for a
-baseline that puts each tag on the target words at its source words' relative place (what
-placement.py does for a model without attention), to show what attention adds.
-stdout: the table (Markdown); stderr: each tag placement.links does not place exactly.
+linking words (`links` of decoding/explain/links.py, the rule before it, `s2a align`'s `shared`
+links, the alignment head's probabilities read by `links` and by `s2a align`'s own head links)
+and for a baseline that puts each tag on the target words at its source words' relative place
+(what placement.py does for a model without attention), to show what attention adds.
+stdout: the table (Markdown); stderr: each tag `links` does not place exactly.
 """
 
 from __future__ import annotations
@@ -27,12 +27,14 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from seq2attn_cli.align.methods import shared
 from seq2attn_cli.checkpoint import EMBEDDED
+from seq2attn_cli.decoding.explain import links as linking
 from seq2attn_cli.decoding.translation import Translation
 from seq2attn_cli.decoding.translator import Translator
-from seq2attn_cli.documents import READERS, placement, translated
+from seq2attn_cli.documents import READERS, translated
 from seq2attn_cli.documents.inline import sources
 
 TUNING = Path(__file__).with_name("tag_placement.tsv")
@@ -153,11 +155,26 @@ def read(path: Path) -> list[Row]:
     return rows
 
 
-class Once:
+class Wrapper:
+    """What documents.translated reads of a translator besides `translate`: the base one's."""
+
+    base: Translator
+
+    @property
+    def config(self) -> Any:
+        return self.base.config
+
+    @property
+    def max_chars(self) -> int:
+        return self.base.max_chars
+
+
+class Once(Wrapper):
     """A translator that translates each sentence once, however often it is asked."""
 
     def __init__(self, translator: Translator, beam: int) -> None:
         self.translator, self.beam, self.done = translator, beam, {}
+        self.base = translator
 
     def translate(self, texts: list[str], *, beam: int, glossary: None = None) -> list:
         todo = list(dict.fromkeys(t for t in texts if t not in self.done))
@@ -166,14 +183,14 @@ class Once:
         return [self.done[t] for t in texts]
 
 
-class ByHead:
+class ByHead(Wrapper):
     """The same translations with the alignment head's probabilities in place of attention:
     each translation force-decoded after its source, as `s2a align` reads a given pair."""
 
     def __init__(self, once: Once, directory: Path) -> None:
         from seq2attn_cli.align.head import load_head
 
-        self.once, self.done = once, {}
+        self.once, self.done, self.base = once, {}, once.translator
         self.head = load_head(directory, once.translator.config.model)
 
     def translate(self, texts: list[str], *, beam: int, glossary: None = None) -> list:
@@ -196,12 +213,12 @@ class ByHead:
         return self.done[t.source]
 
 
-class ByPosition:
+class ByPosition(Wrapper):
     """The same translations without their attention: placement.py then places each tag at
     its source words' relative position (as for a model trained with `--attention none`)."""
 
     def __init__(self, once: Once) -> None:
-        self.once = once
+        self.once, self.base = once, once.translator
 
     def translate(self, texts: list[str], *, beam: int, glossary: None = None) -> list:
         return [dataclasses.replace(t, weights=[]) for t in self.once.translate(texts, beam=beam)]
@@ -221,14 +238,14 @@ def main() -> None:
     start = time.perf_counter()
     once.translate([s for r in rows for s in sources(READERS["html"](r.source))], beam=args.beam)
     # each rule: its name, the translator placement reads, and the links it places tags by
-    links = placement.links
+    links = linking.links
     rules = [
-        ("placement.links", once, links),
+        ("links.links", once, links),
         ("before #43 (top + 70%)", once, before_43),
         ("`shared`", once, shared_links),
         *(
             [
-                ("placement.links on the head", by_head, links),
+                ("links.links on the head", by_head, links),
                 ("`s2a align`'s head links", by_head, head_links),
             ]
             if by_head.head is not None
@@ -238,7 +255,7 @@ def main() -> None:
     ]
     tallies: dict[str, dict[str, dict[str, int]]] = {}  # rule, category, verdict: count
     for name, translator, rule in rules:
-        placement.links = rule
+        linking.links = rule
         tallies[name] = {}
         for row in rows:
             out = translated(translator, row.source, format="html", beam=args.beam).text
@@ -251,7 +268,7 @@ def main() -> None:
                     wanted = " | ".join(" ".join(alt) for alt in expected)
                     print(f"{verdict:8} tag {k + 1} {row.source}  ->  {out}  (expected: {wanted})",
                           file=sys.stderr)  # fmt: skip
-    placement.links = links
+    linking.links = links
     first = tallies[rules[0][0]]
     categories = list(dict.fromkeys([r.category for r in rows] + ["all"]))
     tags = sum(len(r.tags) for r in rows)

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
+from seq2attn_cli.decoding.rules.edges import peeled
 from seq2attn_cli.decoding.rules.urls import put_back, stand_in_urls
 from seq2attn_cli.decoding.search.hypothesis import Hypothesis
 from seq2attn_cli.decoding.translator import Translator
@@ -252,3 +253,31 @@ def test_an_emoji_apart_from_the_words_comes_out_as_given_where_the_model_puts_i
     assert keycap.kept == ("1️⃣", "2️⃣3️⃣")  # its digit with it: "Pression ⃣" was written
     got = CliRunner().invoke(app, ["translate", "Le 🍰 est prêt."])
     assert got.stdout == "The 🍰 is ready.\n" and got.stderr == ""
+
+
+@pytest.mark.parametrize(
+    "read, kept, peeled_as",
+    [
+        ("URL Attention : route barrée.", ("⚠️",), ("Attention : route barrée.", 1, 0)),
+        ("Merci pour tout URL", ("❤️",), ("Merci pour tout", 0, 1)),
+        ("URL URL Super URL", ("🔥", "🔥", "👍"), ("Super", 2, 1)),
+        ("URL est en panne.", ("https://x.fr",), ("URL est en panne.", 0, 0)),  # a URL: read
+        ("URL et URL", ("🍕", "🍔"), ("et", 1, 1)),
+        ("URL URL", ("🍕", "🍔"), ("URL URL", 0, 0)),  # nothing else to read: as it was
+    ],
+)  # fmt: skip
+def test_symbols_at_a_line_s_ends_are_taken_off_what_the_model_reads(read, kept, peeled_as):
+    assert peeled(read, kept, "URL") == peeled_as
+
+
+def test_symbols_at_a_line_s_ends_leave_its_words_to_the_model_and_come_back_around(shipped):
+    # read as the word URL, they took words with it: "Thank you for all ❤️.", "It's 👍."
+    t = shipped.translate("Merci pour tout ❤️")
+    assert t.text == "Thanks for everything ❤️." and t.alignment[-1] == (3, 3)
+    assert t.word_attention.tgt[:-1] == ["Thanks", "for", "everything", "URL."]  # its pieces
+    assert all(a.endswith(" ❤️.") for a in t.alternatives)
+    assert shipped.translate("C'est génial 👍").text == "That's awesome 👍."
+    warning = shipped.translate("⚠️ Attention : route barrée jusqu'à lundi.").text
+    assert warning.startswith("⚠️ ") and "URL" not in warning  # was "URLbention ⚠️: roads"
+    got = CliRunner().invoke(app, ["translate", "--align", "🔥 Merci pour tout"])
+    assert got.stdout == "🔥 Thanks for everything.\t0-0 1-1 2-2 3-3\n"

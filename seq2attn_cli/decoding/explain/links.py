@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from difflib import SequenceMatcher
 from itertools import accumulate
 from typing import Any
 
@@ -70,11 +71,27 @@ def leans(word: str) -> bool:
 
 
 def word_map(words: list[str], model_words: list[str]) -> list[int]:
-    """Index of the model's word holding each of ours (cleaning may join "pommes !")."""
+    """Index of the model's word holding each of ours (cleaning may join "pommes !"), words
+    the same but for marks matched in order, a stand-in in a symbol's place ("URL" for "⚠️")
+    one for one; by letters where the words cannot be matched so."""
     if not model_words:
         return [0] * len(words)
     if len(words) == len(model_words):
         return list(range(len(words)))
+    keys = SequenceMatcher(None, [_key(w) for w in words], [_key(w) for w in model_words], False)
+    found = [0] * len(words)
+    for tag, i1, i2, j1, j2 in keys.get_opcodes():
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            found[i1:i2] = range(j1, j2)
+        elif j2 > j1:  # "pommes", "!" for "pommes!": by the letters each holds
+            found[i1:i2] = [j1 + k for k in _by_letters(words[i1:i2], model_words[j1:j2])]
+        else:  # words the model's lack (a spaced ":"): the model's word before them
+            found[i1:i2] = [max(j1 - 1, 0)] * (i2 - i1)
+    return found
+
+
+def _by_letters(words: list[str], model_words: list[str]) -> list[int]:
+    """Index of the model's word holding each of ours, counting the letters before it."""
     ends = list(accumulate(_letters(w) for w in model_words))
     found, seen = [], 0
     for word in words:
@@ -82,6 +99,11 @@ def word_map(words: list[str], model_words: list[str]) -> list[int]:
         found.append(min(k, len(model_words) - 1))
         seen += _letters(word)
     return found
+
+
+def _key(word: str) -> str:
+    """A word's letters and digits, in lower case: what cleaning keeps of it."""
+    return "".join(c for c in word.lower() if c.isalnum())
 
 
 def _letters(word: str) -> int:

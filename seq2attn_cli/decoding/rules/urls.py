@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING
 
 from ..explain.alignment import WORD_START, WordAttention, group_pieces
 from ..translation import Translation
+from .edges import peeled, put_around
 from .unread import unread_runs
 
 if TYPE_CHECKING:
@@ -106,6 +107,9 @@ class StandIns:
     # word URL; empty when the line holds no URL
     kept: tuple[str | None, ...] = ()
     word: str = PLACEHOLDER  # the stand-in (rules/glossary.py reads its terms as another)
+    # how many stand-ins for symbols at the line's start and end `text` leaves out (edges.py)
+    lead: int = 0
+    trail: int = 0
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -117,9 +121,11 @@ def stand_in_urls(text: str, knows: Callable[[str], bool] | None = None) -> Stan
     """`text` with each URL and e-mail address read as the word URL, and each run of symbols
     no piece holds (`knows`: whether one does) when the line has words besides."""
     spans = [(start, start + len(url), url) for start, url in found(text)]
-    if knows is not None:
-        spans = sorted(spans + unread_runs(text, knows, spans))
-    return stand_in(text, spans)
+    if knows is None:
+        return stand_in(text, spans)
+    stand_ins = stand_in(text, sorted(spans + unread_runs(text, knows, spans)))
+    read, lead, trail = peeled(stand_ins.text, stand_ins.kept, stand_ins.word)
+    return dataclasses.replace(stand_ins, text=read, lead=lead, trail=trail)
 
 
 def stand_in(text: str, spans: list[tuple[int, int, str]], word: str = PLACEHOLDER) -> StandIns:
@@ -174,6 +180,8 @@ def with_urls(t: Translation, stand_ins: StandIns) -> Translation:
     """
     if not stand_ins.kept:
         return t
+    if stand_ins.lead or stand_ins.trail:  # the symbols at the ends the model did not read
+        t, stand_ins = _with_ends(t, stand_ins)
     words, source = t.text.split(), stand_ins.text.split()
     attention = _lined_up(t, words, source)
     garbled = _garbled(t, stand_ins, attention)
@@ -188,6 +196,14 @@ def with_urls(t: Translation, stand_ins: StandIns) -> Translation:
         alternatives=[a for a in dict.fromkeys(others) if a != text],
         dropped=[w for w in t.dropped if w != stand_ins.word],  # written, whatever the model did
     )
+
+
+def _with_ends(t: Translation, stand_ins: StandIns) -> tuple[Translation, StandIns]:
+    """`t` and `stand_ins` with the stand-ins for the symbols at the line's ends back in."""
+    lead, trail, word = stand_ins.lead, stand_ins.trail, stand_ins.word
+    t = put_around(t, lead=lead, trail=trail, word=word, source=stand_ins.text)
+    whole = " ".join([word] * lead + [stand_ins.text] + [word] * trail)
+    return t, dataclasses.replace(stand_ins, text=whole, lead=0, trail=0)
 
 
 def _spread(t: Translation, stand_ins: StandIns) -> Translation:
