@@ -253,6 +253,15 @@ def test_an_amount_is_read_with_its_sign_s_word_and_written_with_the_sign_before
     )
 
 
+def test_an_amount_whose_sign_word_the_model_left_out_gets_its_sign(shipped, model_writes):
+    model_writes("He raised 850,000 in 2023, not EUR 12 or 850,000 pounds.")
+    t = shipped.translate("Il a levé 850 000 € en 2023.")
+    assert t.text == "He raised €850,000 in 2023, not EUR 12 or 850,000 pounds."
+    assert t.word_attention.tgt[:-1] == t.text.split()  # the pieces say so too
+    model_writes("He raised EUR 850,000.")  # a currency's code: as the model wrote it
+    assert shipped.translate("Il a levé 850 000 €.").text == "He raised EUR 850,000."
+
+
 def test_the_words_of_numbers_and_amounts_written_in_english_are_those_of_the_pieces(
     shipped, model_writes
 ):
