@@ -281,12 +281,23 @@ def test_the_words_of_numbers_and_amounts_written_in_english_are_those_of_the_pi
         ("Il a payé £1,250.50 et €15.000.", "Il a payé 1 250,50 pounds et 15 000 euros."),
         ("Un budget de €10 millions, ou $30,000.", "Un budget de €10 millions, ou $30,000."),
         ("Il coûte 9,99 €/mois.", "Il coûte 9,99 euros par mois."),  # was "9,99 eurosURL"
+        (
+            "Un budget de 3,5 M€, 850 k€, 2 Md€ ou 12 M$.",  # "3.5 MEP", "850 kit", "12th"
+            "Un budget de 3,5 millions d'euros, 850 mille euros, 2 milliards d'euros ou 12 "
+            "millions de dollars.",
+        ),
         ("Il coûte 0,25 €/kWh.", "Il coûte 0,25 euros."),  # the unit's symbol written back
     ],
 )
 def test_an_amount_is_read_as_its_number_in_french_form_and_its_sign_s_word(shipped, source, read):
     (line,) = shipped.rules.read([source])
     assert shipped.subwords.text(shipped.subwords.pieces(line.parts[0].ids)) == read
+
+
+def test_an_amount_in_millions_written_with_its_sign_comes_out_in_words(shipped):
+    t = shipped.translate("Le budget est de 3,5 M€.")
+    assert t.text == "The budget is 3.5 million euros." and "▁M€" in t.src_tokens  # as given
+    assert shipped.translate("Il a levé 850 k€.").text == "He raised 850 thousand euros."
 
 
 def test_a_price_by_the_unit_keeps_its_unit(shipped):

@@ -137,3 +137,29 @@ def in_english(text: str, source: str) -> str:
     text = PERCENT.sub("%", text)  # "25 %" -> "25%", as the model writes a percentage
     text = ORDINAL.sub(lambda m: english_ordinal(m) if m.group() in source else m.group(), text)
     return ENGLISH_ORDINAL.sub(english_ordinal, text)
+
+
+# an amount in thousands, millions or billions written with its sign ("3,5 M€", "850 k€",
+# "3 000 Md€", "12 M$"), read in words, which the model knows: it wrote "3,5 M€" as "3.5
+# MEP", "850 k€" as "850 kit", "12 M$" as "12th"; "3,5 millions d'euros" as "3.5 million
+# euros", "850 mille euros" as "850 thousand euros"
+SCALED = re.compile(
+    rf"(?<![\w,.])(?P<number>{NUMBER}) ?(?P<scale>k|M|Mds?|G)(?P<sign>[€$])(?![\w€$£])"
+)
+SCALES_READ = {"M": "millions", "Md": "milliards", "Mds": "milliards", "G": "milliards"}
+OF_SIGN = {"€": "d'euros", "$": "de dollars"}
+
+
+def read_scaled(m: re.Match[str]) -> str:
+    """A scaled amount in words: "3,5 M€" -> "3,5 millions d'euros", "850 k€" -> "850 mille
+    euros"."""
+    if m["scale"] == "k":
+        return f"{m['number']} mille {WORDS[m['sign']]}"
+    return f"{m['number']} {SCALES_READ[m['scale']]} {OF_SIGN[m['sign']]}"
+
+
+def scaled_words(m: re.Match[str]) -> list[str]:
+    """The words `read_scaled` reads for the scale and sign, as patterns."""
+    if m["scale"] == "k":
+        return ["mille", WORDS[m["sign"]]]
+    return [SCALES_READ[m["scale"]], re.escape(OF_SIGN[m["sign"]])]

@@ -65,12 +65,15 @@ from .number_forms import (
     DEGREES,
     FRENCH,
     GROUPED_BY_DOTS,
+    SCALED,
     SCALES,
     WRITTEN,
     amounts,
     in_english,
     read_amount,
     read_degrees,
+    read_scaled,
+    scaled_words,
 )
 from .ordinals import FIRST, ROMAN, SUFFIX, english_ordinal, read_first, read_roman
 
@@ -95,7 +98,8 @@ class Numbers:
     def read(self, text: str) -> tuple[str, Source]:
         """The text with each amount's sign read as its word, Roman ordinals in digits, degrees
         in words, times as English writes them and short months whole; remembered both ways."""
-        read = DEGREES.sub(read_degrees, ROMAN.sub(read_roman, AMOUNT.sub(read_amount, text)))
+        read = AMOUNT.sub(read_amount, SCALED.sub(read_scaled, text))
+        read = DEGREES.sub(read_degrees, ROMAN.sub(read_roman, read))
         read = FIRST.sub(read_first, read_months(read_times(read)))
         return read, Source(given=text, read=read)
 
@@ -184,14 +188,16 @@ def _signs_in_source(src: list[str], weights: list[list[float]], given: str) -> 
     column the sum of theirs (`weights` changed in place)."""
     # "9,99 €/mois": "▁9,99 ▁euros ▁par ▁mois" -> "▁9,99 ▁€/mois"
     signs = [(f"{a.sign}/{a.per}" if a.per else a.sign, a.digits, a.read) for a in amounts(given)]
+    for m in SCALED.finditer(given):  # "3,5 M€": "▁3,5 ▁millions ▁d'euros" -> "▁3,5 ▁M€"
+        signs.append((m["scale"] + m["sign"], re.sub(r"\D", "", m["number"]), scaled_words(m)))
     for m in DEGREES.finditer(given):  # "20 °C": "▁20 ▁degrés ▁Celsius" -> "▁20 ▁°C"
         scale = [SCALES[m["scale"]].strip()] if m["scale"] else []
         digits = re.sub(r"\D", "", m["number"] or m["bare"])
         signs.append((f"°{m['scale'] or ''}", digits, ["degrés?", *scale]))
     src = list(src)
     for sign, digits, words in signs:
-        if (at := _sign_word(src, digits, words)) is not None:
-            _as_one(src, weights, at[0], WORD_START + sign)
+        if (at := _sign_word(src, digits, words)) is not None:  # the marks between too: "d'"
+            _as_one(src, weights, list(range(at[0][0], at[0][-1] + 1)), WORD_START + sign)
     read, found = [], group_pieces(src)
     for m in ROMAN.finditer(given):  # "▁19 e" -> "▁XIXe", as given
         if (roman := read_roman(m)) != m.group() and roman in found.words:
