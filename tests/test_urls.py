@@ -262,6 +262,7 @@ def test_an_emoji_apart_from_the_words_comes_out_as_given_where_the_model_puts_i
         ("Merci pour tout URL", ("❤️",), ("Merci pour tout", 0, 1)),
         ("URL URL Super URL", ("🔥", "🔥", "👍"), ("Super", 2, 1)),
         ("URL est en panne.", ("https://x.fr",), ("URL est en panne.", 0, 0)),  # a URL: read
+        ("URL merci ! URL URL", ("@marie", "#vacances", "#Bretagne"), ("merci !", 1, 2)),
         ("URL et URL", ("🍕", "🍔"), ("et", 1, 1)),
         ("URL URL", ("🍕", "🍔"), ("URL URL", 0, 0)),  # nothing else to read: as it was
     ],
