@@ -215,9 +215,9 @@ def test_a_month_written_short_after_a_day_or_before_a_year_is_read_whole(source
 
 
 def test_a_number_grouped_by_dots_the_model_copies_is_grouped_by_commas(shipped, model_writes):
-    model_writes("It cost 1.500 euros, 1.234,5 and 2.350.000, at 192.168.1.1.")
-    t = shipped.translate("Il a coûté 1.500 euros, 1.234,5 et 2.350.000, à 192.168.1.1.")
-    assert t.text == "It cost 1,500 euros, 1,234.5 and 2,350,000, at 192.168.1.1."
+    model_writes("It cost 1.500 euros, 1.234,5 and 2.350.000, at 192.168.1.1, 0.125.")
+    t = shipped.translate("Il a coûté 1.500 euros, 1.234,5 et 2.350.000, à 192.168.1.1, 0.125.")
+    assert t.text == "It cost 1,500 euros, 1,234.5 and 2,350,000, at 192.168.1.1, 0.125."
     assert t.word_attention.tgt[:-1] == t.text.split()  # the pieces say so too
 
 
@@ -254,12 +254,14 @@ def test_an_amount_is_read_with_its_sign_s_word_and_written_with_the_sign_before
 
 
 def test_an_amount_whose_sign_word_the_model_left_out_gets_its_sign(shipped, model_writes):
-    model_writes("He raised 850,000 in 2023, not EUR 12 or 850,000 pounds.")
+    model_writes("He raised 850,000 in 2023 (850,000.5 and 850,0001 are others).")
     t = shipped.translate("Il a levé 850 000 € en 2023.")
-    assert t.text == "He raised €850,000 in 2023, not EUR 12 or 850,000 pounds."
+    assert t.text == "He raised €850,000 in 2023 (850,000.5 and 850,0001 are others)."
     assert t.word_attention.tgt[:-1] == t.text.split()  # the pieces say so too
     model_writes("He raised EUR 850,000.")  # a currency's code: as the model wrote it
     assert shipped.translate("Il a levé 850 000 €.").text == "He raised EUR 850,000."
+    model_writes("On May 5, he paid five euros.")  # its currency named: no number signed
+    assert shipped.translate("Le 5 mai, il a payé 5 €.").text == "On May 5, he paid five euros."
 
 
 def test_the_words_of_numbers_and_amounts_written_in_english_are_those_of_the_pieces(
@@ -287,6 +289,7 @@ def test_the_words_of_numbers_and_amounts_written_in_english_are_those_of_the_pi
             "millions de dollars.",
         ),
         ("Il coûte 0,25 €/kWh.", "Il coûte 0,25 euros."),  # the unit's symbol written back
+        ("Il gagne 30 000 €/an, 45 €/j.", "Il gagne 30 000 euros par an, 45 euros par jour."),
     ],
 )
 def test_an_amount_is_read_as_its_number_in_french_form_and_its_sign_s_word(shipped, source, read):
@@ -297,6 +300,8 @@ def test_an_amount_is_read_as_its_number_in_french_form_and_its_sign_s_word(ship
 def test_an_amount_in_millions_written_with_its_sign_comes_out_in_words(shipped):
     t = shipped.translate("Le budget est de 3,5 M€.")
     assert t.text == "The budget is 3.5 million euros." and "▁M€" in t.src_tokens  # as given
+    t = shipped.translate("Le projet a coûté 12 M$ en 2023.")
+    assert len(t.word_attention.src) - 1 == 8 and "▁M$" in t.src_tokens  # one word, as given
     assert shipped.translate("Il a levé 850 k€.").text == "He raised 850 thousand euros."
 
 

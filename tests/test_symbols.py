@@ -29,6 +29,7 @@ def knows(char: str) -> bool:
         ("a gagné +1,2 %", "a gagné 1,2 %", (Held(2, "+", before=True, digits="12"),)),
         ("(-50 €)", "(50 €)", (Held(0, "-", before=True, digits="50"),)),
         ("il fait -5 ° ici", "il fait -5 ° ici", ()),  # degrees: numbers.py's
+        ("il fait -1,5 ° ici", "il fait -1,5 ° ici", ()),  # the whole number, not "-1,"
         ("de 10-20 ans", "de 10-20 ans", ()),
     ],
 )  # fmt: skip
@@ -54,6 +55,8 @@ def test_a_number_s_sign_comes_out_before_its_number(shipped):
     assert "+€1,200,000" in shipped.translate("Il a gagné +1 200 000 € en 2023.").text
     assert shipped.translate("Le solde est de -50 €.").text.endswith(" -€50.")  # not "-from"
     assert shipped.translate("Une promo de -20 %.").text.count("-20%") == 1
+    t = shipped.translate("Soldes : jusqu'à -70 %", beam=5)  # a runner-up: "Sold: -until 70%"
+    assert t.alternatives and all("-70%" in a for a in [t.text, *t.alternatives])
 
 
 def test_every_runner_up_keeps_the_symbol_once(shipped):

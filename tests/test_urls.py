@@ -179,9 +179,10 @@ def test_jsonl_and_alignments_count_a_url_as_one_word(tiny_model):
         ("Le titre {#ancre} et {.note}.", ("{#ancre}", "{.note}")),  # Pandoc's attributes
         ("Ouvrez /etc/hosts, ~/notes.txt ou ./run.sh.", ("/etc/hosts", "~/notes.txt", "./run.sh")),
         ("Voir /r/france (/u/jean_dupont). Génial /s", ("/r/france", "/u/jean_dupont", "/s")),
-        ("Et/ou 50 km/h, +/- 1/2, le 14/07/2001, a / b, </b>.", ("km/h",)),  # no path
+        ("Et/ou 50 km/h, +/- 1/2, le 14/07/2001, a / b, </b>.", ("km/h",)),  # a unit, no path
         ("Ajoutez 200 g de farine, 45 m² et 3 kWh.", ("g", "m²", "kWh")),  # units, after a number
         ("Le plan B, 3 M, 5 min, 2 gros, 9,99 €/mois.", ()),  # no unit's symbol
+        ("Vendu 200 l'an dernier, les 2 m'ont aidé.", ()),  # an elision: "I took 200 l"
     ],
 )  # fmt: skip
 def test_a_placeholder_section_or_telephone_number_is_read_as_a_url(line, kept):
@@ -263,7 +264,9 @@ def test_an_emoji_apart_from_the_words_comes_out_as_given_where_the_model_puts_i
         ("URL URL Super URL", ("🔥", "🔥", "👍"), ("Super", 2, 1)),
         ("URL est en panne.", ("https://x.fr",), ("URL est en panne.", 0, 0)),  # a URL: read
         ("URL merci ! URL URL", ("@marie", "#vacances", "#Bretagne"), ("merci !", 1, 2)),
-        ("URL et URL", ("🍕", "🍔"), ("et", 1, 1)),
+        ("J'adore la URL", ("#Bretagne",), ("J'adore la URL", 0, 0)),  # a noun: "I love here"
+        ("J'aime les URL", ("🍕",), ("J'aime les URL", 0, 0)),
+        ("URL et URL", ("🍕", "🍔"), ("et URL", 1, 0)),  # after "et": a noun
         ("URL URL", ("🍕", "🍔"), ("URL URL", 0, 0)),  # nothing else to read: as it was
     ],
 )  # fmt: skip

@@ -56,14 +56,16 @@ AMOUNT = re.compile(
     r"(?:/(?P<per>[^\W\d]\w*))?"
     rf"|(?<![\w,.€$£])(?P<before>[€£]) ?(?P<after>{NUMBER}){WHOLE}"
 )
-# the sign's word, in French as the model reads it and in English as it writes it; £ is
-# "pounds" in both ("livres" came out as "books"), which the model keeps
-DOTTED = re.compile(r"\d{1,3}(?:\.\d{3})+(?:,\d+)?")  # 1.234,5: dots group, as French may
+DOTTED = re.compile(r"[1-9]\d{0,2}(?:\.\d{3})+(?:,\d+)?")  # 1.234,5; not 0.125, a decimal
 # such a number in a sentence, which the model copies ("1.500 euros": one and a half to an
 # English reader); of the dev sets' four, three references group it (1,000), one is a name
 GROUPED_BY_DOTS = re.compile(rf"(?<![\d,.]){DOTTED.pattern}(?!\d|[.,]\d)")
+# the sign's word, in French as the model reads it and in English as it writes it; £ is
+# "pounds" in both ("livres" came out as "books"), which the model keeps
 WORDS = {"€": "euros", "$": "dollars", "£": "pounds"}
-UNIT_WORD = re.compile(r"(?!min$)[a-zéèêûôîà]{3,}")  # "mois", "personne"; not "kg", "kWh", "min"
+# a unit's word ("mois", "an", "j": per day), read "par mois"; not a symbol ("kg", "kWh", "min")
+UNIT_WORD = re.compile(r"(?!min$)(?:an|j|[a-zéèêûôîà]{3,})")
+UNIT_WORDS = {"j": "jour"}  # a word's short form, read whole
 WRITTEN = {"€": "euros?", "$": "dollars?", "£": "pounds?"}
 
 
@@ -84,7 +86,7 @@ class Amount(NamedTuple):
     @property
     def read(self) -> list[str]:
         """The words the model reads for the sign and a unit's word: "euros par mois"."""
-        per = ["par", self.per] if self.per and not self.symbol else []
+        per = ["par", UNIT_WORDS.get(self.per, self.per)] if self.per and not self.symbol else []
         return [WORDS[self.sign], *per]
 
 
@@ -144,22 +146,21 @@ def in_english(text: str, source: str) -> str:
 # MEP", "850 k€" as "850 kit", "12 M$" as "12th"; "3,5 millions d'euros" as "3.5 million
 # euros", "850 mille euros" as "850 thousand euros"
 SCALED = re.compile(
-    rf"(?<![\w,.])(?P<number>{NUMBER}) ?(?P<scale>k|M|Mds?|G)(?P<sign>[€$])(?![\w€$£])"
+    rf"(?<![\w,.])(?P<number>{NUMBER}) ?(?P<scale>[kK]|M|Mds?|G) ?(?P<sign>[€$])(?![\w€$£/])"
 )
-SCALES_READ = {"M": "millions", "Md": "milliards", "Mds": "milliards", "G": "milliards"}
+MAGNITUDES = {"M": "million", "Md": "milliard", "Mds": "milliard", "G": "milliard"}
 OF_SIGN = {"€": "d'euros", "$": "de dollars"}
 
 
 def read_scaled(m: re.Match[str]) -> str:
     """A scaled amount in words: "3,5 M€" -> "3,5 millions d'euros", "850 k€" -> "850 mille
     euros"."""
-    if m["scale"] == "k":
-        return f"{m['number']} mille {WORDS[m['sign']]}"
-    return f"{m['number']} {SCALES_READ[m['scale']]} {OF_SIGN[m['sign']]}"
+    return " ".join([m["number"], *scaled_words(m)])
 
 
 def scaled_words(m: re.Match[str]) -> list[str]:
-    """The words `read_scaled` reads for the scale and sign, as patterns."""
-    if m["scale"] == "k":
+    """The words `read_scaled` reads for the scale and sign: "millions", "d'euros"."""
+    if m["scale"] in "kK":
         return ["mille", WORDS[m["sign"]]]
-    return [SCALES_READ[m["scale"]], re.escape(OF_SIGN[m["sign"]])]
+    many = "" if m["number"] in ("1", "1,0") else "s"  # "1 M€": one million
+    return [MAGNITUDES[m["scale"]] + many, *OF_SIGN[m["sign"]].split()]

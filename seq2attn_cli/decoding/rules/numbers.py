@@ -68,6 +68,7 @@ from .number_forms import (
     SCALED,
     SCALES,
     WRITTEN,
+    Amount,
     amounts,
     in_english,
     read_amount,
@@ -126,23 +127,36 @@ def as_english(text: str, source: Source) -> str:
     text = in_english(text, source.read)
     for amount in amounts(source.given):
         said = rf"(?<![\w,.-])({NUMBER_AS_WRITTEN.pattern}) {WRITTEN[amount.sign]}\b"
-        # the first said with the amount's digits, in any case ("12.50 Euros" was left), or
-        # the number alone where the model left the sign's word out ("He raised 850,000.")
-        for m in [*re.finditer(said, text, flags=re.IGNORECASE), *re.finditer(BARE, text)]:
-            if re.sub(r"\D", "", m[1]) == amount.digits:
-                text = text[: m.start()] + amount.sign + m[1] + amount.symbol + text[m.end() :]
-                break
+        # the first said with the amount's digits, in any case ("12.50 Euros" was left)
+        found = [m for m in re.finditer(said, text, re.I) if _digits(m[1]) == amount.digits]
+        if m := (found[0] if found else bare(text, amount)):
+            text = text[: m.start()] + amount.sign + m[1] + amount.symbol + text[m.end() :]
     return text
 
 
-# a number no currency goes with: no sign or code before it, no sign's word after it; signed
-# where the model left the word out ("850 000 €" came out "He raised 850,000."): on the dev
-# sets' 178 lines with an amount, BLEU 25.63 -> 25.72, the long run's 30.06 -> 30.18
+# a number no currency goes with (no sign or code before it, no sign's word after it), in a
+# text that names none: signed where the model left the word out ("850 000 €" came out "He
+# raised 850,000."); on the dev sets' 178 lines with an amount, BLEU 25.63 -> 25.71, the long
+# run's 30.06 -> 30.13. Not where the text names its currency ("The 5 May, I paid five euros.")
 BARE = re.compile(
     rf"(?<![\w,.€$£-])(?<!EUR )(?<!USD )(?<!GBP )({NUMBER_AS_WRITTEN.pattern})"
     r"(?![\w€$£%]|[,.]\d| ?(?:euros?|dollars?|pounds?)\b)",
     re.IGNORECASE,
 )
+CURRENCY = re.compile(r"\b(?:euros?|dollars?|pounds?|EUR|USD|GBP)\b|[€$£]", re.IGNORECASE)
+
+
+def bare(text: str, amount: Amount) -> re.Match[str] | None:
+    """The first number of `text` with the amount's digits (BARE), where `text` names no
+    currency; else None."""
+    if CURRENCY.search(text):
+        return None
+    return next((m for m in BARE.finditer(text) if _digits(m[1]) == amount.digits), None)
+
+
+def _digits(number: str) -> str:
+    """A number's digits alone: "1,234.5" -> "12345"."""
+    return re.sub(r"\D", "", number)
 
 
 def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
@@ -160,12 +174,13 @@ def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
     pieces = _dots_to_commas(pieces, GROUPED_BY_DOTS.findall(source.read))
     for amount in amounts(source.given):
         if (at := _sign_word(pieces, amount.digits, [WRITTEN[amount.sign]])) is None:
-            if alone := _bare(pieces, amount.digits):  # as as_english signs it
-                pieces[alone[0]] = WORD_START + amount.sign + pieces[alone[0]].lstrip(WORD_START)
-                pieces[alone[-1]] += amount.symbol
+            if alone := _bare(pieces, amount):  # as as_english signs it
+                pieces[alone[0]] = _signed(pieces[alone[0]], amount.sign)
+                last = max(i for i in alone if any(c.isdigit() for c in pieces[i]))
+                pieces[last] = re.sub(r"(\d)(?!.*\d)", rf"\1{amount.symbol}", pieces[last])
             continue
         letters, number_at = at
-        pieces[number_at] = WORD_START + amount.sign + pieces[number_at].lstrip(WORD_START)
+        pieces[number_at] = _signed(pieces[number_at], amount.sign)
         keep = number_at
         if amount.symbol:  # "▁0 .25 ▁euros" -> "▁€0 .25 /kWh", the word's rows its own
             keep, pieces[letters[0]], letters = letters[0], amount.symbol, letters[1:]
@@ -189,7 +204,8 @@ def _signs_in_source(src: list[str], weights: list[list[float]], given: str) -> 
     # "9,99 €/mois": "▁9,99 ▁euros ▁par ▁mois" -> "▁9,99 ▁€/mois"
     signs = [(f"{a.sign}/{a.per}" if a.per else a.sign, a.digits, a.read) for a in amounts(given)]
     for m in SCALED.finditer(given):  # "3,5 M€": "▁3,5 ▁millions ▁d'euros" -> "▁3,5 ▁M€"
-        signs.append((m["scale"] + m["sign"], re.sub(r"\D", "", m["number"]), scaled_words(m)))
+        words = [re.escape(word) for word in scaled_words(m)]
+        signs.append((m["scale"] + m["sign"], re.sub(r"\D", "", m["number"]), words))
     for m in DEGREES.finditer(given):  # "20 °C": "▁20 ▁degrés ▁Celsius" -> "▁20 ▁°C"
         scale = [SCALES[m["scale"]].strip()] if m["scale"] else []
         digits = re.sub(r"\D", "", m["number"] or m["bare"])
@@ -292,13 +308,16 @@ def _sign_word(pieces: list[str], digits: str, words: list[str]) -> tuple[list[i
     return None
 
 
-def _bare(pieces: list[str], digits: str) -> list[int]:
-    """The pieces of the first word of `pieces` that BARE finds with `digits` ([] if none)."""
+def _bare(pieces: list[str], amount: Amount) -> list[int]:
+    """The pieces of the word of `pieces` that `bare` finds for the amount ([] if none)."""
     words, groups = group_pieces(pieces)
-    for m in BARE.finditer(" ".join(words)):
-        if re.sub(r"\D", "", m[1]) == digits:
-            return groups[" ".join(words)[: m.start()].count(" ")]
-    return []
+    text = " ".join(words)
+    return groups[text[: m.start()].count(" ")] if (m := bare(text, amount)) else []
+
+
+def _signed(piece: str, sign: str) -> str:
+    """A number's first piece with the sign before it: "▁12" -> "▁€12"."""
+    return WORD_START + sign + piece.lstrip(WORD_START)
 
 
 def _run(pieces: list[str], words: list[str]) -> list[int]:

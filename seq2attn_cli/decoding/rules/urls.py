@@ -84,7 +84,7 @@ FOUND = re.compile(
     # a file's path or a forum's (/etc/hosts, ~/notes.txt, /r/france, /u/name, the "/s" of a
     # joke): "Ouvrez le fichier /etc/hosts." came out "Open up the file/hosts."
     # a unit's symbol after a number (25 mm, 45 m², 200 g, 3 kWh), which English writes so
-    r"|(?<=\d )(?-i:[kcmdµ]?m[²³]?|[kmµ]?g|[cmd]?[lL]|km/h|m/s|[kMG]?Wh?|[kMG]?Hz|ha)(?![\w/²³])"
+    r"|(?<=\d )(?-i:[kcmdµ]?m[²³]?|[kmµ]?g|[cmd]?[lL]|km/h|m/s|[kMG]?Wh?|[kMG]?Hz|ha)(?![\w/²³'’])"
     # (not a price's unit: "€/mois", read by numbers.py)
     r"|(?<![\w/.:~<+€$£-])(?:~|\.{1,2})?/(?:[\w.@-]+/)*[\w.@-]*[\w@-]",
     re.IGNORECASE,
