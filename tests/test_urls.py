@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.decoding.rules.edges import peeled
-from seq2attn_cli.decoding.rules.urls import put_back, stand_in_urls
+from seq2attn_cli.decoding.rules.stand_ins import put_back
+from seq2attn_cli.decoding.rules.urls import stand_in_urls
 from seq2attn_cli.decoding.search.hypothesis import Hypothesis
 from seq2attn_cli.decoding.translator import Translator
 

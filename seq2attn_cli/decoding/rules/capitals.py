@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..translation import Translation
-from .urls import PLACEHOLDER
+from .stand_ins import PLACEHOLDER
 
 if TYPE_CHECKING:
     from .pipeline import Setting

@@ -31,7 +31,7 @@ from ...data.reading import normalize
 from ...data.subwords import EOS_PIECE
 from ..translation import Translation
 from .number_forms import WORDS as SIGN_WORDS
-from .urls import PLACEHOLDER
+from .stand_ins import PLACEHOLDER
 
 if TYPE_CHECKING:
     from .pipeline import Setting

@@ -30,7 +30,7 @@ from ...data.reading import normalize
 from ...errors import GlossaryError
 from ..translation import Translation, distinct
 from .articles import wants_an
-from .urls import StandIns, stand_in, with_urls
+from .stand_ins import StandIns, stand_in, written_back
 
 if TYPE_CHECKING:
     from .pipeline import Setting
@@ -133,13 +133,13 @@ class Glossary:
 
     def write(self, t: Translation, memo: Terms) -> Translation:
         """`t` and its alternatives with each term's English where the model wrote Kappa
-        (urls.with_urls), an article before it set by that English, and a capital if it
+        (stand_ins.written_back), an article before it set by that English, and a capital if it
         starts the sentence."""
         stand_ins = memo.stand_ins
         if not stand_ins.kept:
             return t
         t = _each(t, lambda text: _articles_set(text, stand_ins))
-        t = with_urls(t, stand_ins)
+        t = written_back(t, stand_ins)
         return _each(t, lambda text: _finished(text, stand_ins, capital=memo.capital))
 
 
