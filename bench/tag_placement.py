@@ -162,10 +162,12 @@ class Wrapper:
 
     @property
     def config(self) -> Any:
+        """The base translator's model configuration (its languages)."""
         return self.base.config
 
     @property
     def max_chars(self) -> int:
+        """The longest sentence the base translator takes, in characters."""
         return self.base.max_chars
 
 
