@@ -303,6 +303,8 @@ def test_an_amount_in_millions_written_with_its_sign_comes_out_in_words(shipped)
     t = shipped.translate("Le projet a coûté 12 M$ en 2023.")
     assert len(t.word_attention.src) - 1 == 8 and "▁M$" in t.src_tokens  # one word, as given
     assert shipped.translate("Il a levé 850 k€.").text == "He raised 850 thousand euros."
+    capitals = shipped.translate("LE BUDGET EST DE 3,5 M€.").text  # read "3,5 m€": "3.5 MOLD"
+    assert capitals == "THE BUDGET IS 3.5 MILLION EUROS."
 
 
 def test_a_price_by_the_unit_keeps_its_unit(shipped):

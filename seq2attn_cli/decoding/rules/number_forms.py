@@ -146,9 +146,10 @@ def in_english(text: str, source: str) -> str:
 # MEP", "850 k€" as "850 kit", "12 M$" as "12th"; "3,5 millions d'euros" as "3.5 million
 # euros", "850 mille euros" as "850 thousand euros"
 SCALED = re.compile(
-    rf"(?<![\w,.])(?P<number>{NUMBER}) ?(?P<scale>[kK]|M|Mds?|G) ?(?P<sign>[€$])(?![\w€$£/])"
+    rf"(?<![\w,.])(?P<number>{NUMBER}) ?(?P<scale>(?i:k|m|mds?|g)) ?(?P<sign>[€$])(?![\w€$£/])"
 )
-MAGNITUDES = {"M": "million", "Md": "milliard", "Mds": "milliard", "G": "milliard"}
+# by its scale in lower case: a line in capitals is read in sentence case first ("3,5 m€")
+MAGNITUDES = {"m": "million", "md": "milliard", "mds": "milliard", "g": "milliard"}
 OF_SIGN = {"€": "d'euros", "$": "de dollars"}
 
 
@@ -160,7 +161,7 @@ def read_scaled(m: re.Match[str]) -> str:
 
 def scaled_words(m: re.Match[str]) -> list[str]:
     """The words `read_scaled` reads for the scale and sign: "millions", "d'euros"."""
-    if m["scale"] in "kK":
+    if m["scale"].lower() == "k":
         return ["mille", WORDS[m["sign"]]]
     many = "" if m["number"] in ("1", "1,0") else "s"  # "1 M€": one million
-    return [MAGNITUDES[m["scale"]] + many, *OF_SIGN[m["sign"]].split()]
+    return [MAGNITUDES[m["scale"].lower()] + many, *OF_SIGN[m["sign"]].split()]
