@@ -206,6 +206,16 @@ def test_a_currency_sign_the_translation_left_out_is_dropped_and_warned(shipped,
     assert 'input line 1: the translation left out "£", "12,50"' in result.stderr
 
 
+def test_a_sign_of_arithmetic_or_a_hash_the_translation_left_out_is_warned(shipped):
+    # "C#" came out "City", "a > b" "you're up", unwarned
+    result = runner.invoke(app, ["translate", "--threads", "1", "Il code en C#.", "Si a > b."])
+    assert '"#"' in result.stderr and '">"' in result.stderr
+    said = missing_symbols(
+        ["▁2", "▁+", "▁2", "▁=", "▁4"], "Two plus two makes four.", SYMBOL_WORDS["en"]
+    )
+    assert said == []  # named in words
+
+
 def test_jsonl_carries_the_confidence_and_the_dropped_words(tiny_model) -> None:
     args = ["translate", "--model", str(tiny_model), "--format", "jsonl", "il voit chat", "je"]
     result = runner.invoke(app, args)

@@ -105,9 +105,13 @@ class Unflagged:
         )
 
 
+MEANING = "&%#+=<>±×÷"  # the symbols besides currency signs that a translation must keep
+
+
 def is_symbol(text: str) -> bool:
-    """Whether `text` is a symbol that carries meaning: a currency sign, "&" or "%"."""
-    return len(text) == 1 and (text in "&%" or unicodedata.category(text) == "Sc")
+    """Whether `text` is a symbol that carries meaning: a currency sign, "&", "%", "#" (C#) or
+    a sign of arithmetic ("+", "=", ">"...)."""
+    return len(text) == 1 and (text in MEANING or unicodedata.category(text) == "Sc")
 
 
 def missing_symbols(

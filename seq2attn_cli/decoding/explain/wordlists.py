@@ -44,6 +44,15 @@ SYMBOL_WORDS = {
         "$": ("dollar", "dollars", "USD", "CAD"),
         "£": ("pound", "pounds", "GBP"),
         "¥": ("yen", "JPY"),
+        # "C#" came out "City", "a > b" "you're up", "2 + 2 = 4" "2 is 2 to 4": unwarned
+        "#": ("sharp", "hash", "number"),
+        "+": ("plus", "and"),
+        "=": ("equal", "equals", "is", "are", "makes"),
+        "<": ("less", "fewer", "under", "below", "smaller", "lower"),
+        ">": ("greater", "more", "over", "above", "larger", "bigger", "higher"),
+        "±": ("plus or minus", "about", "around", "roughly", "approximately"),
+        "×": ("times", "by", "multiplied"),
+        "÷": ("divided",),
     }
 }
 # Numbers a translation may write as words, by target language: a value's phrases, said with
