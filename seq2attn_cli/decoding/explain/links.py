@@ -108,4 +108,4 @@ def _key(word: str) -> str:
 
 def _letters(word: str) -> int:
     """How many letters and digits a word holds (cleaning keeps them)."""
-    return sum(c.isalnum() for c in word)
+    return len(_key(word))

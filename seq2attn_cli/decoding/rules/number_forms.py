@@ -69,6 +69,11 @@ UNIT_WORDS = {"j": "jour"}  # a word's short form, read whole
 WRITTEN = {"€": "euros?", "$": "dollars?", "£": "pounds?"}
 
 
+def digits(number: str) -> str:
+    """A number's digits alone, however grouped: "1 234,5", "1,234.5" and "+1.234,5" -> "12345"."""
+    return re.sub(r"\D", "", number)
+
+
 class Amount(NamedTuple):
     """An amount of the source: its number in French form, its sign, its digits (cents too),
     and the unit it is a price of ("mois" of "9,99 €/mois"; "" if none)."""
@@ -98,12 +103,12 @@ def amounts(text: str) -> list[Amount]:
 def _amount(m: re.Match[str]) -> Amount:
     """The amount `m` found, either way round; "12€50" is "12,50"."""
     if m["before"]:  # English order, English marks: "€15,000", "£12.50"
-        return Amount(french(m["after"]), m["before"], re.sub(r"\D", "", m["after"]))
+        return Amount(french(m["after"]), m["before"], digits(m["after"]))
     cents = m["cents"] or m["spaced"]  # French order, French marks: "1,859 €" is 1.859
     number = f"{m['number']},{cents}" if cents else m["number"]
     if DOTTED.fullmatch(number):
         number = number.replace(".", " ")
-    return Amount(number, m["sign"], re.sub(r"\D", "", number), m["per"] or "")
+    return Amount(number, m["sign"], digits(number), m["per"] or "")
 
 
 def french(number: str) -> str:

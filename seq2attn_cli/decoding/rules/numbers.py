@@ -70,6 +70,7 @@ from .number_forms import (
     WRITTEN,
     Amount,
     amounts,
+    digits,
     in_english,
     read_amount,
     read_degrees,
@@ -128,7 +129,7 @@ def as_english(text: str, source: Source) -> str:
     for amount in amounts(source.given):
         said = rf"(?<![\w,.-])({NUMBER_AS_WRITTEN.pattern}) {WRITTEN[amount.sign]}\b"
         # the first said with the amount's digits, in any case ("12.50 Euros" was left)
-        found = [m for m in re.finditer(said, text, re.I) if _digits(m[1]) == amount.digits]
+        found = [m for m in re.finditer(said, text, re.I) if digits(m[1]) == amount.digits]
         if m := (found[0] if found else bare(text, amount)):
             text = text[: m.start()] + amount.sign + m[1] + amount.symbol + text[m.end() :]
     return text
@@ -151,12 +152,7 @@ def bare(text: str, amount: Amount) -> re.Match[str] | None:
     currency; else None."""
     if CURRENCY.search(text):
         return None
-    return next((m for m in BARE.finditer(text) if _digits(m[1]) == amount.digits), None)
-
-
-def _digits(number: str) -> str:
-    """A number's digits alone: "1,234.5" -> "12345"."""
-    return re.sub(r"\D", "", number)
+    return next((m for m in BARE.finditer(text) if digits(m[1]) == amount.digits), None)
 
 
 def pieces_in_english(t: Translation, source: Source) -> dict[str, Any]:
@@ -205,14 +201,14 @@ def _signs_in_source(src: list[str], weights: list[list[float]], given: str) -> 
     signs = [(f"{a.sign}/{a.per}" if a.per else a.sign, a.digits, a.read) for a in amounts(given)]
     for m in SCALED.finditer(given):  # "3,5 M€": "▁3,5 ▁millions ▁d'euros" -> "▁3,5 ▁M€"
         words = [re.escape(word) for word in scaled_words(m)]
-        signs.append((m["scale"] + m["sign"], re.sub(r"\D", "", m["number"]), words))
+        signs.append((m["scale"] + m["sign"], digits(m["number"]), words))
     for m in DEGREES.finditer(given):  # "20 °C": "▁20 ▁degrés ▁Celsius" -> "▁20 ▁°C"
         scale = [SCALES[m["scale"]].strip()] if m["scale"] else []
-        digits = re.sub(r"\D", "", m["number"] or m["bare"])
-        signs.append((f"°{m['scale'] or ''}", digits, ["degrés?", *scale]))
+        number = digits(m["number"] or m["bare"])
+        signs.append((f"°{m['scale'] or ''}", number, ["degrés?", *scale]))
     src = list(src)
-    for sign, digits, words in signs:
-        if (at := _sign_word(src, digits, words)) is not None:  # the marks between too: "d'"
+    for sign, number, words in signs:
+        if (at := _sign_word(src, number, words)) is not None:  # the marks between too: "d'"
             _as_one(src, weights, list(range(at[0][0], at[0][-1] + 1)), WORD_START + sign)
     read, found = [], group_pieces(src)
     for m in ROMAN.finditer(given):  # "▁19 e" -> "▁XIXe", as given
@@ -286,10 +282,10 @@ def _into(pieces: list[str], weights: list[list[float]] | None, keep: int, gone:
             del weights[i]
 
 
-def _sign_word(pieces: list[str], digits: str, words: list[str]) -> tuple[list[int], int] | None:
+def _sign_word(pieces: list[str], number: str, words: list[str]) -> tuple[list[int], int] | None:
     """The letter pieces of the first run of sign words (`words`, patterns: "euros?", or
-    "degrés?" and "Celsius") after the number of `digits` in `pieces` (one word, or its groups:
-    "1 500"; not "15" for 5), and the number's first piece; None if there is none."""
+    "degrés?" and "Celsius") after the number of digits `number` in `pieces` (one word, or
+    its groups: "1 500"; not "15" for 5), and the number's first piece; None if none is."""
     found, groups = group_pieces(pieces)
     for k in range(len(found) - len(words)):
         after = range(k + 1, k + 1 + len(words))
@@ -297,13 +293,13 @@ def _sign_word(pieces: list[str], digits: str, words: list[str]) -> tuple[list[i
             continue
         seen = ""
         for j in range(k, -1, -1):  # the number's words, back from the last
-            seen = re.sub(r"\D", "", found[j]) + seen
-            if seen == digits:
+            seen = digits(found[j]) + seen
+            if seen == number:
                 letters = [
                     i for n in after for i in groups[n] if pieces[i].lstrip(WORD_START).isalpha()
                 ]
                 return (letters, groups[j][0]) if letters else None
-            if not digits.endswith(seen) or not seen:
+            if not number.endswith(seen) or not seen:
                 break
     return None
 

@@ -62,10 +62,10 @@ def stand_in(text: str, spans: list[tuple[int, int, str]], word: str = PLACEHOLD
 
 
 def written_back(t: Translation, stand_ins: StandIns) -> Translation:
-    """A Translation with the URLs the model read as the word URL written back as given.
+    """A Translation with the spans the model read as the stand-in written back as given.
 
-    Its pieces, attention and alignment stay the model's, the word URL in each URL's place,
-    so their words line up with the text's; an alternative that lost a URL is left out.
+    Its pieces, attention and alignment stay the model's, the stand-in in each span's place,
+    so their words line up with the text's; an alternative that lost a span is left out.
     """
     if not stand_ins.kept:
         return t

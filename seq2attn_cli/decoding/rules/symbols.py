@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from ..explain.links import CORE, aligned_targets
 from ..translation import Translation
+from .number_forms import digits
 from .unread import JOINERS, readable
 
 if TYPE_CHECKING:
@@ -87,8 +88,8 @@ def set_aside(text: str, knows: Callable[[str], bool]) -> Glued:
             # one between letters ("t´accompagner", a typed apostrophe) stays the model's
             if is_held and not letters[0] < i < letters[-1]:
                 marks = any(not _unheld(c, knows) for c in word[letters[-1] + 1 : i])
-                digits = re.sub(r"\D", "", word) if sign else ""
-                held.append(Held(k, run, before=i < letters[0], after_marks=marks, digits=digits))
+                number = digits(word) if sign else ""
+                held.append(Held(k, run, before=i < letters[0], after_marks=marks, digits=number))
             else:
                 kept.append(run)
             i += len(run)
@@ -168,9 +169,9 @@ def _spot(h: Held, linked: list[list[int]], sources: int, words: list[str]) -> i
     return min(found) if h.before else max(found)
 
 
-def _numbers(among: Iterable[int], words: list[str], digits: str = "") -> list[int]:
-    """The target words `among` that hold a digit (`digits`, if given: those digits)."""
-    return [j for j in among if (d := re.sub(r"\D", "", words[j])) and digits in d]
+def _numbers(among: Iterable[int], words: list[str], number: str = "") -> list[int]:
+    """The target words `among` that hold a digit (`number`, if given: those digits)."""
+    return [j for j in among if (d := digits(words[j])) and number in d]
 
 
 def _by_position(text: str, held: tuple[Held, ...], sources: int) -> str:
