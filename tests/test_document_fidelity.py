@@ -81,18 +81,31 @@ def links(text: str) -> list[tuple[str, str]]:
     ]
 
 
-def test_link_destinations_and_titles_are_kept_as_written(tiny):
+def test_link_destinations_are_kept_as_written_and_titles_translated(tiny):
     notes = (
-        "je [mange](http://x.y/a 'Le \"bon\" guide') pain\n\n[chat](http://x.y/été) "
+        "je [mange](http://x.y/a 'chien rouge') pain\n\n[chat](http://x.y/été) "
         '[chien](<a b.html>)\n\n<http://x.y/a%20b> ![eau](e.png "grand")\n\n'
-        "il voit [maison]\n\nil voit [eau][m]\n\n[maison]: http://m.n\n[m]: http://m.o\n"
+        "il voit [maison]\n\nil voit [eau][m]\n\n[maison]: http://m.n\n[m]: http://m.o 'chat'\n"
     )
     out = tiny.translate_document(notes, format="markdown", beam=1)
-    for kept in ("[eats](http://x.y/a 'Le \"bon\" guide')", "[cat](http://x.y/été)",
-                 "[dog](<a b.html>)", "<http://x.y/a%20b>", '![water](e.png "grand")',
-                 "[house][maison]", "[water][m]", "[maison]: http://m.n\n"):  # fmt: skip
+    for kept in ("[eats](http://x.y/a 'dog red')", "[cat](http://x.y/été)",
+                 "[dog](<a b.html>)", "<http://x.y/a%20b>", '![water](e.png "big")',
+                 "[house][maison]", "[water][m]", "[maison]: http://m.n\n",
+                 "[m]: http://m.o 'chat'\n"):  # fmt: skip
         assert kept in out, out
-    assert links(out) == links(notes)
+    assert [href for href, _ in links(out)] == [href for href, _ in links(notes)]
+    # a definition's title is kept, as the definition is
+    assert [title for _, title in links(out)] == ["dog red", None, None, None, "big", None, "chat"]
+
+
+def test_a_translated_title_is_escaped_for_the_mark_around_it(shipped, model_writes):
+    """A link's title written back with its quotes or parentheses escaped: still a title."""
+    said = 'It\'s "so" (here)'
+    model_writes(said)
+    notes = "[a](x.html \"b\")\n\n[c](y.html 'd')\n\n[e](z.html (f))\n\n![g](i.png 'h')\n"
+    out = shipped.translate_document(notes, format="markdown", beam=1)
+    assert [href for href, _ in links(out)] == ["x.html", "y.html", "z.html", "i.png"]
+    assert [title for _, title in links(out)] == [said] * 4, out
 
 
 def test_only_real_alt_and_title_attributes_are_translated(tiny):

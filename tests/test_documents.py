@@ -155,7 +155,7 @@ def test_a_readme_keeps_its_blocks_code_and_links(tiny):
     assert [t.type for t in parse(out)] == [t.type for t in parse(README)]
     assert out.startswith("# we **loves** cat\n")
     assert '```python\nprint("je mange pain")\n```\n' in out
-    assert 'I eats _bread_ red\\\nhe sees [dog](https://ex.com/chien "chien")\n' in out
+    assert 'I eats _bread_ red\\\nhe sees [dog](https://ex.com/chien "dog")\n' in out
     assert "- she loves `eau` house" in out and "- you sees **big cat**" in out
     assert "| small *cat* | `x = 1` |" in out and "|------|-------|" in out
 

@@ -54,9 +54,9 @@ class Open:
 
 @dataclass(frozen=True)
 class Close:
-    """A closing tag, as written (`</b>`, `**`, `](https://...)`)."""
+    """A closing tag, as written (`</b>`, `**`, `](https://...)`, a link's title translated)."""
 
-    text: str
+    parts: tuple[Part, ...]
     name: str
 
 

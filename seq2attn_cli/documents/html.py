@@ -224,7 +224,7 @@ def inline_item(raw: str, kind: str, tag: str, attrs: list) -> Open | Close | Ke
     if kind == "start" and tag in INLINE:
         return Open(_parts(raw, attrs), tag)
     if kind == "end" and tag in INLINE:
-        return Close(raw, tag)
+        return Close((raw,), tag)
     if kind == "comment" or kind == "end" and tag in ATOMS:
         return Keep((raw,))
     return None

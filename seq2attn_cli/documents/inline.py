@@ -21,9 +21,9 @@ from typing import Any
 
 from ..decoding.explain.links import aligned_targets
 from ..decoding.rules.parts import sentences_of, split
-from .chunks import Chunk, Inline, Item, Keep, Open, Part, Plain
+from .chunks import Chunk, Inline, Item, Part, Plain
 from .placement import Atom, Tag, place
-from .runs import Point, Run, as_parts, flattened, joined
+from .runs import Point, Run, flattened, joined
 
 WORD = re.compile(r"\S+")
 FULL_STOP = re.compile(r"[.!?…:;]\W*$")  # a source sentence that ends as a sentence does
@@ -90,7 +90,7 @@ def _parts(parts: tuple[Part, ...], done: Mapping[str, Any]) -> str:
 
 def _plains(items: list[Item]) -> list[Plain]:
     """The Plain runs inside an Inline's tags."""
-    parts = [p for i in items if isinstance(i, Open | Keep) for p in i.parts]
+    parts = [p for i in items if not isinstance(i, str) for p in i.parts]
     return [p for p in parts if isinstance(p, Plain)]
 
 
@@ -138,8 +138,7 @@ def _inline(chunk: Inline, done: Mapping[str, Any], limit: int | None) -> str:
     segments = _segments(run, limit)
     if not segments:  # no words: nothing to translate, every tag as it was
         return "".join(
-            chunk.escape(i) if isinstance(i, str) else _parts(as_parts(i), done)
-            for i in chunk.items
+            chunk.escape(i) if isinstance(i, str) else _parts(i.parts, done) for i in chunk.items
         )
     lead = len(run.text) - len(run.text.lstrip())  # spaces before the first word
     lead = min([lead] + [p.pos for p in run.points])  # those after an atom go with it
@@ -197,7 +196,7 @@ def _sentence(
                 first=first,
                 last=last,
                 open=_parts(span.open.parts, done),
-                close=span.close,
+                close=_parts(span.close, done),
                 parent=index.get(span.parent) if span.parent is not None else None,
                 outer_start=cs <= starts[first] and not words[first][0].isalnum(),
                 outer_end=ce >= ends[last] and not words[last][-1].isalnum(),

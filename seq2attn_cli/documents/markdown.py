@@ -13,8 +13,8 @@ A paragraph's lines are translated as one text, its line breaks (soft or hard) p
 attention, so a paragraph written over two lines comes out over two; inline code, URLs and
 backslash escapes are kept as written, and inline HTML is read as a page's (html.py): its
 inline elements' tags follow their words, <kbd> and <code> are kept whole. A link's or
-image's destination and title, or its reference, are written back as they were in the
-source, character for character.
+image's destination, or its reference, is written back as it was in the source, character
+for character; its title is translated, as a page's title attribute is.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from .chunks import (
     Keep,
     Languages,
     Open,
+    Part,
     Plain,
     relabeled,
 )
@@ -61,6 +62,14 @@ LANG = re.compile(r"""^((?:lang|language)[ \t]*[:=][ \t]*["']?)([A-Za-z]{2,3}(?:
 DEFINITION_MARK = re.compile(r":[ \t]+(?=\S)")
 # what text written for a Markdown renderer holds, in an HTML block: kept as given (markdown.py)
 MARKDOWN_SYNTAX = re.compile(r"`|\]\(|\*\*|__|markdown=|^[ \t]*(?:[-+*#>]|\d+[.)])[ \t]", re.M)
+# a link's or image's title at the end of what follows its text: (url "title"), 'title', (title)
+TITLES = {
+    '"': re.compile(r'\s"((?:\\.|[^"\\])*)"\s*\)\Z', re.S),
+    "'": re.compile(r"\s'((?:\\.|[^'\\])*)'\s*\)\Z", re.S),
+    ")": re.compile(r"\s\(((?:\\.|[^()\\])*)\)\s*\)\Z", re.S),
+}
+# what a translated title escapes, by the mark that closes it (and a backslash)
+TITLES_ESCAPED = {'"': re.compile(r'["\\]'), "'": re.compile(r"['\\]"), ")": re.compile(r"[()\\]")}
 MARKS = {"strong", "em", "s"}  # **bold**, _em_, ~~struck~~: their markup goes around words
 
 
@@ -167,10 +176,9 @@ def _piped(item: Item) -> list[Item]:
             for k, piece in enumerate(pieces)
             if piece
         ]
-    if isinstance(item, Close):
-        return [replace(item, text=_pipe(item.text))]
     parts = tuple(
-        replace(p, escape=_pipe) if isinstance(p, Plain) else _pipe(p) for p in item.parts
+        replace(p, escape=lambda t, e=p.escape: _pipe(e(t))) if isinstance(p, Plain) else _pipe(p)
+        for p in item.parts
     )
     if isinstance(item, Open):
         empty = None if item.empty is None else _pipe(item.empty)
@@ -221,23 +229,23 @@ def _items(children: list[Token], content: str, prefixes: list[str], newline: st
         elif kind.removesuffix("_open") in MARKS:  # around no word: left out, not `****`
             items.append(Open((token.markup,), kind.removesuffix("_open"), empty=""))
         elif kind.removesuffix("_close") in MARKS:
-            items.append(Close(token.markup, kind.removesuffix("_close")))
+            items.append(Close((token.markup,), kind.removesuffix("_close")))
         elif kind == "link_open" and token.markup == "autolink":
             skip = True
             items.append(Keep((token.meta["tail"],)))  # <url>, as written
         elif kind == "link_open":
-            links.append(_tail(token))
+            links.append(_titled(token, tail := _tail(token)))
             url = escape(PARSER.normalizeLinkText(token.attrs["href"]))  # around no word: its text
-            items.append(Open(("[",), "link", empty=f"[{url}]{links[-1]}"))
+            items.append(Open(("[",), "link", empty=f"[{url}]{tail}"))
         elif kind == "link_close":
-            items.append(Close(f"]{links.pop()}", "link"))
+            items.append(Close(("]", *links.pop()), "link"))
         elif kind == "footnote_ref":
             items.append(Keep((token.markup,)))
         elif kind == "code_inline":  # over two lines as well: as the block writes them
             code, line = _rejoined(_code(token, "\n".join(lines[line:])), prefixes, line, newline)
             items.append(Keep((code,)))
         elif kind == "image":
-            items.append(Keep(("![", Plain(token.content), f"]{_tail(token)}")))
+            items.append(Keep(("![", Plain(token.content), "]", *_titled(token, _tail(token)))))
         elif kind == "html_inline":  # <b> and </b> carried over to the words, as in a page
             items.append(html.inline_item(token.content, *html.one_tag(token.content))
                          or Keep((token.content,)))  # fmt: skip
@@ -306,3 +314,14 @@ def _tail(token: Token) -> str:
     (`[the dog][chien]`: the translated text no longer names the reference)."""
     tail = token.meta["tail"]
     return tail if tail not in ("", "[]") else f"[{token.meta['label']}]"
+
+
+def _titled(token: Token, tail: str) -> tuple[Part, ...]:
+    """A link's or image's tail with its title to translate, as a page's title attribute is
+    (a reference's title, in its definition, is kept as the definition is)."""
+    found = [m for t in TITLES.values() if (m := t.search(tail))] if "title" in token.attrs else []
+    if not found:
+        return (tail,)
+    title, delimiters = found[0], TITLES_ESCAPED[tail[found[0].end(1)]]
+    text = Plain(str(token.attrs["title"]), escape=lambda t: delimiters.sub(r"\\\g<0>", t))
+    return (tail[: title.start(1)], text, tail[title.end(1) :])

@@ -1,7 +1,7 @@
 """markdown-it-py as s2a reads Markdown with it (markdown.py): CommonMark with GitHub's tables
 and strikethrough; GitHub's footnote references (`[^1]`) as tokens of their own, and their
 definitions (`[^1]: text`) as paragraphs to translate; links and images that keep their
-source text, so that their destination and title are written back as they were.
+source text, so that their destination is written back as it was (their title is translated).
 """
 
 from __future__ import annotations

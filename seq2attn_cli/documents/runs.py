@@ -23,7 +23,7 @@ class Span:
     start: int
     end: int
     open: Open
-    close: str
+    close: tuple[Part, ...]
     parent: int | None
 
 
@@ -71,8 +71,8 @@ def _nested(items: list[Item]) -> list[Item] | None:
                 continue
             parts: list[Part] = [*group[0].parts]  # type: ignore[union-attr]
             for inner in group[1:]:
-                parts += [inner] if isinstance(inner, str) else as_parts(inner)
-            stack[-1].append(Keep(tuple(parts) + (item.text,)))
+                parts += [inner] if isinstance(inner, str) else inner.parts
+            stack[-1].append(Keep((*parts, *item.parts)))
         else:
             stack[-1].append(item)
     return stack[0] if len(stack) == 1 else None
@@ -104,10 +104,7 @@ def flattened(items: list[Item]) -> Run:
     """Flatten an Inline's items; tags that do not nest are all kept as they were."""
     nested = _nested(items)
     if nested is None:
-        nested = [
-            Keep((i.text,)) if isinstance(i, Close) else Keep(i.parts) if isinstance(i, Open) else i
-            for i in items
-        ]
+        nested = [Keep(i.parts) if isinstance(i, Open | Close) else i for i in items]
     run = Run(text="")
     text: list[str] = []
     length, stack = 0, []
@@ -121,7 +118,7 @@ def flattened(items: list[Item]) -> Run:
             run.spans.append(Span(length, -1, item, "", parent))
         elif isinstance(item, Close):
             span = run.spans[stack.pop()]
-            span.end, span.close = length, item.text
+            span.end, span.close = length, item.parts
         else:
             run.points.append(Point(length, item.parts, parent, item.breaks, item.cuts))
             if item.breaks:
@@ -129,10 +126,3 @@ def flattened(items: list[Item]) -> Run:
                 length += 1
     run.text = "".join(text)
     return run
-
-
-def as_parts(item: Item) -> tuple[Part, ...]:
-    """What a tag or atom writes when it is kept as it was."""
-    if isinstance(item, Close):
-        return (item.text,)
-    return item.parts  # type: ignore[union-attr]
