@@ -197,6 +197,14 @@ def test_a_stand_in_of_several_words_is_as_many_words_in_alignments_and_document
     assert len(t.word_attention.tgt) - 1 == len(t.text.split())
     page = "<p>Voir le § 3 du <i>contrat</i> signé.</p>"  # the tag was one word early
     assert "<i>contract</i>" in shipped.translate_document(page, format="html")
+    # a tag around one: the number's other words had no attention and went to the first word
+    # ('<a href="tel:...">Contact</a> our team in 01 23 45 67 89.', "<b>Call the +33 1 ...</b>")
+    page = '<p>Contactez-nous au <a href="tel:+33123456789">01 23 45 67 89</a>.</p>'
+    assert '<a href="tel:+33123456789">01 23 45 67 89</a>.</p>' in shipped.translate_document(
+        page, format="html"
+    )
+    notes = "Appelez le **+33 1 23 45 67 89** dès demain.\n"
+    assert "**+33 1 23 45 67 89**" in shipped.translate_document(notes, format="markdown")
 
 
 def test_a_unit_s_symbol_comes_out_as_given_with_the_shipped_model(shipped):

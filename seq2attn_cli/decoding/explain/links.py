@@ -60,7 +60,9 @@ def links(rows: list[list[float]], targets: list[str]) -> list[list[int]]:
     for i, j in sorted(row_best(by_share(rows))):
         linked[i].append(j)
     for i, found in enumerate(linked):
-        if not found:  # no target word takes most of its share from it
+        if not found and i and not any(row[i] for row in rows):  # no attention at all: a copy
+            found += linked[i - 1]  # for a stand-in's word ("01 23 45 67 89": stand_ins._spread)
+        elif not found:  # no target word takes most of its share from it
             found.append(max(range(len(rows)), key=lambda j, i=i: rows[j][i]))
     return [[j for j in found if not leans(targets[j])] or found for found in linked]
 
