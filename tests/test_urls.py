@@ -104,6 +104,8 @@ def test_a_garbled_stand_in_is_written_as_the_url_not_beside_it(shipped, model_w
     assert t.text == "Seen (https://ex.com/a?b=1)."
     model_writes("See URLs.")
     assert shipped.translate(f"Voir {URL}.").text == f"See {URL}."
+    model_writes("Seen U.RL.")  # a mark inside it: the whole word, not "https://ex.com.RL."
+    assert shipped.translate(f"Voir {URL}.").text == f"Seen {URL}."
 
 
 def test_urls_and_addresses_with_the_shipped_model_come_out_once_each(shipped):
@@ -182,6 +184,13 @@ def test_jsonl_and_alignments_count_a_url_as_one_word(tiny_model):
         ("Voir /r/france (/u/jean_dupont). Génial /s", ("/r/france", "/u/jean_dupont", "/s")),
         ("Et/ou 50 km/h, +/- 1/2, le 14/07/2001, a / b, </b>.", ("km/h",)),  # a unit, no path
         ("Ajoutez 200 g de farine, 45 m² et 3 kWh.", ("g", "m²", "kWh")),  # units, after a number
+        # keyboard shortcuts, their French key names in English ("Press Ctrlol Catrlify.")
+        ("Appuyez sur Ctrl+C puis ⌘ + V.", ("Ctrl+C", "⌘ + V")),
+        ("Utilisez Maj+F10, CTRL + MAJ + D ou Ctrl+Alt+Suppr.",
+         ("Shift+F10", "CTRL + SHIFT + D", "Ctrl+Alt+Del")),
+        ("Alt + Impr écran, Ctrl + clic, Ctrl+Fin.", ("Alt + Print Screen", "Ctrl + click",
+                                                     "Ctrl+End")),
+        ("Maj, Alt et Fin ; 3 + 4 ; Ctrl++ ; la touche Maj enfoncée.", ()),  # no shortcut
         ("Le plan B, 3 M, 5 min, 2 gros, 9,99 €/mois.", ()),  # no unit's symbol
         ("Vendu 200 l'an dernier, les 2 m'ont aidé.", ()),  # an elision: "I took 200 l"
     ],
@@ -205,6 +214,17 @@ def test_a_stand_in_of_several_words_is_as_many_words_in_alignments_and_document
     )
     notes = "Appelez le **+33 1 23 45 67 89** dès demain.\n"
     assert "**+33 1 23 45 67 89**" in shipped.translate_document(notes, format="markdown")
+
+
+def test_a_keyboard_shortcut_comes_out_whole_and_in_english_with_the_shipped_model(shipped):
+    # the model alone wrote "Use MajumF is10 or Altify4." and "Press Ctrlol Catrlify."
+    assert "Shift+F10 or Alt+F4" in shipped.translate("Utilisez Maj+F10 ou Alt+F4.").text
+    said = shipped.translate("Appuyez sur Ctrl+C puis Ctrl+V.")
+    assert "Ctrl+C" in said.text and "Ctrl+V" in said.text and not said.dropped
+    page = "<p>Appuyez sur <kbd>Ctrl</kbd>+<kbd>C</kbd> puis <b>Maj+Suppr</b>.</p>"
+    assert "<kbd>Ctrl</kbd>+<kbd>C</kbd> then <b>Shift+Del</b>.</p>" in shipped.translate_document(
+        page, format="html"
+    )
 
 
 def test_a_unit_s_symbol_comes_out_as_given_with_the_shipped_model(shipped):

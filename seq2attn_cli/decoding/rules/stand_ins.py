@@ -24,7 +24,7 @@ PLACEHOLDER = "URL"
 WORD = re.compile(rf"\b{PLACEHOLDER}\b")
 PUNCTUATION = re.compile(r"^(.*?\w)(\W*)$", re.S)  # a word and the marks after it
 ENDING = ".,;:!?"  # the marks that end a clause or a sentence
-LETTERS = re.compile(r"\w(?:[\w']*\w)?")  # a word without the marks around it: "(RLL)."
+LETTERS = re.compile(r"\w(?:.*\w)?")  # a word without the marks around it: "(RLL).", "U.RL"
 
 
 @dataclass(frozen=True)

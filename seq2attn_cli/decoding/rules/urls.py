@@ -36,7 +36,7 @@ after an elision ("l'🍕") the word itself. A word of symbols ("^_^"), or in a 
 than Latin with a letter the model has no piece for ("東京", "Иван": it knows "а"), a name
 it can only copy, is read the same way ("J'habite à 東京." -> "I live in a hurry.", now "I
 live in 東京."; the dev sets' 11 lines, mostly MTNT's faces and a Japanese address: BLEU
-19.54 -> 26.18).
+19.54 -> 26.18). So is a keyboard shortcut (keys.py: Ctrl+C, Alt + F4, Maj+F10).
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 
 from ..translation import Translation
 from .edges import peeled
+from .keys import shortcuts
 from .stand_ins import StandIns, stand_in, written_back
 from .unread import unread_runs
 
@@ -94,11 +95,17 @@ def stand_in_urls(text: str, knows: Callable[[str], bool] | None = None) -> Stan
     """`text` with each URL and e-mail address read as the word URL, and each run of symbols
     no piece holds (`knows`: whether one does) when the line has words besides."""
     spans = [(start, start + len(url), url) for start, url in found(text)]
+    spans = sorted(spans + [k for k in shortcuts(text) if not _overlaps(k, spans)])
     if knows is None:
         return stand_in(text, spans)
     stand_ins = stand_in(text, sorted(spans + unread_runs(text, knows, spans)))
     read, lead, trail = peeled(stand_ins.text, stand_ins.kept, stand_ins.word)
     return dataclasses.replace(stand_ins, text=read, lead=lead, trail=trail)
+
+
+def _overlaps(span: tuple[int, int, str], spans: list[tuple[int, int, str]]) -> bool:
+    """Whether `span` shares a character with one of `spans`."""
+    return any(start < span[1] and span[0] < end for start, end, _ in spans)
 
 
 def found(text: str) -> Iterator[tuple[int, str]]:
