@@ -137,6 +137,9 @@ def test_documents_keep_urls_as_written(tiny):
     assert URL.replace("&", "&amp;") in page and MAIL in page
     notes = tiny.translate_document(f"je mange {URL} pain\n", format="markdown", beam=1)
     assert URL in notes  # its _ not escaped
+    for notes in ("je mange @jean_dupont pain\n", "je mange **@jean_dupont** pain\n"):
+        said = tiny.translate_document(notes, format="markdown", beam=1)
+        assert "@jean_dupont" in said, said  # its marks apart from its core: "@jean\\_dupont"
     cue = f"1\n00:00:01,000 --> 00:00:02,000\nelle aime {MAIL}\n"
     assert MAIL in tiny.translate_document(cue, format="srt", beam=1)
     assert URL in tiny.translate_document(f"je mange {URL}\n", format="text", beam=1)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..decoding.explain.links import CORE
+from ..decoding.rules.urls import found
 
 
 @dataclass
@@ -143,6 +144,19 @@ def _within(tags: list[Tag], n: int | None, outer: int) -> bool:
     return False
 
 
+def _split(word: str) -> tuple[str, str, str]:
+    """A word's leading marks, its core and its trailing marks; a URL or a mention it holds
+    whole in the core, so that it is escaped as one ("@jean_dupont", not "@jean\\_dupont")."""
+    lead, core, _ = CORE.match(word).groups()  # type: ignore[union-attr]
+    if not core:
+        return "", word, ""
+    a, b = len(lead), len(lead) + len(core)
+    for start, url in found(word):
+        if start < b and start + len(url) > a:
+            a, b = min(a, start), max(b, start + len(url))
+    return word[:a], word[a:b], word[b:]
+
+
 def _word(
     k: int,
     word: str,
@@ -152,9 +166,7 @@ def _word(
     escape: Callable[[str], str],
 ) -> str:
     """Target word k with the tags that open or close on it and the atoms placed around it."""
-    lead, core, trail = CORE.match(word).groups()  # type: ignore[union-attr]
-    if not core:
-        lead, core, trail = "", word, ""
+    lead, core, trail = _split(word)
     lead, core, trail = escape(lead), escape(core), escape(trail)
     opens = sorted((n for n, t in enumerate(tags) if t.lo == k <= t.hi), key=lambda n: tags[n].lo)
     opens.sort(key=lambda n: _depth(tags, n))
