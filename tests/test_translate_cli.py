@@ -241,6 +241,7 @@ def test_input_problems_are_one_line_before_the_model_loads(tiny_model, tmp_path
         (["-i", str(tmp_path)], "is a directory"),
         (["-i", str(tmp_path), "bonjour"], "not both"),
         (["bonjour", "-"], "'-'"),
+        (["--pieces", "bonjour"], "give --heatmap too"),  # was ignored without a word
     ]
     for args, says in cases:
         result = runner.invoke(app, ["translate", "--model", str(tiny_model), *args])

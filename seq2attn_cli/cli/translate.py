@@ -91,6 +91,8 @@ def translate(
         fail(f"give sentences or --input {input}, not both")
     _warn_about_file_names(texts)
     document = document_format(input, input_format)
+    if pieces and not heatmap:
+        fail("--pieces draws the --heatmap over subword pieces: give --heatmap too")
     if document is not None and (format != "text" or align or heatmap):
         fail("--format jsonl, --align and --heatmap are for lines; a document comes out whole")
     if document is not None and texts:
