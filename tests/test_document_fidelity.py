@@ -61,8 +61,8 @@ def test_markup_that_starts_a_paragraph_keeps_the_space_after_it(tiny):
     assert page == '<p><img src="a.png"> I eats bread</p>'
     glued = tiny.translate_document('<p><img src="a.png">je mange pain</p>', format="html", beam=1)
     assert glued == '<p><img src="a.png">I eats bread</p>'
-    notes = tiny.translate_document("`ls` je mange pain\n", format="markdown", beam=1)
-    assert notes == "`ls` I eats bread\n"
+    notes = tiny.translate_document("![chat](a.png) je mange pain\n", format="markdown", beam=1)
+    assert notes == "![cat](a.png) I eats bread\n"
     broken = tiny.translate_document("<p><br>je mange pain</p>", format="html", beam=1)
     assert broken == "<p><br>I eats bread</p>"
     both = tiny.translate_document(

@@ -50,8 +50,7 @@ def test_an_html_paragraph_written_over_two_lines_comes_out_over_two_lines(tiny)
         ("<p>je mange pain<br>\nil voit chat</p>", "<p>I eats bread<br>\nhe sees cat</p>"),
         # no space before a line break that follows another break, or markup and its space
         ("<p>je mange pain\n<br>\nil voit chat</p>", "<p>I eats bread\n<br>\nhe sees cat</p>"),
-        ("<p>je mange <code>x</code>\nil voit chat</p>",
-         "<p>I eats <code>x</code>\nhe sees cat</p>"),
+        ("<p>je mange <img src=x>\nil voit chat</p>", "<p>I eats <img src=x>\nhe sees cat</p>"),
     ]:  # fmt: skip
         assert tiny.translate_document(source, format="html", beam=1) == expected
 
@@ -60,8 +59,21 @@ def test_markup_that_starts_the_line_after_a_break_is_kept(shipped):
     for source, expected, format in [
         ("<p>Je mange du pain.<br>\n<img src=x> Il voit le chat.</p>",
          "<p>I eat bread.<br>\n<img src=x> He sees the cat.</p>", "html"),
-        ("Je mange du pain.  \n`x` Il voit le chat.\n",
-         "I eat bread.  \n`x` He sees the cat.\n", "markdown"),
+        ("Je mange du pain.  \n![](x.png) Il voit le chat.\n",
+         "I eat bread.  \n![](x.png) He sees the cat.\n", "markdown"),
+    ]:  # fmt: skip
+        assert shipped.translate_document(source, format=format) == expected
+
+
+def test_inline_code_is_read_as_a_word_in_its_place(shipped):
+    # left out of what the model read, it went after the word aligned to the one before it:
+    # "According `cd /tmp` to the government, the government will...", "(b`git pull`)"
+    for source, expected, format in [
+        ("Selon `cd /tmp`, le gouvernement va annoncer de nouvelles mesures.\n",
+         "According to `cd /tmp`, the government will announce new measures.\n", "markdown"),
+        ("<p>La documentation (<code>git pull</code>) explique comment installer le module.</p>",
+         "<p>The documentation (<code>git pull</code>) explains how to install the module.</p>",
+         "html"),
     ]:  # fmt: skip
         assert shipped.translate_document(source, format=format) == expected
 

@@ -225,7 +225,7 @@ def test_a_keyboard_shortcut_comes_out_whole_and_in_english_with_the_shipped_mod
     said = shipped.translate("Appuyez sur Ctrl+C puis Ctrl+V.")
     assert "Ctrl+C" in said.text and "Ctrl+V" in said.text and not said.dropped
     page = "<p>Appuyez sur <kbd>Ctrl</kbd>+<kbd>C</kbd> puis <b>Maj+Suppr</b>.</p>"
-    assert "<kbd>Ctrl</kbd>+<kbd>C</kbd> then <b>Shift+Del</b>.</p>" in shipped.translate_document(
+    assert "<kbd>Ctrl</kbd>+<kbd>C</kbd> and <b>Shift+Del</b>.</p>" in shipped.translate_document(
         page, format="html"
     )
 
@@ -317,3 +317,14 @@ def test_symbols_at_a_line_s_ends_leave_its_words_to_the_model_and_come_back_aro
     assert warning.startswith("⚠️ ") and "URL" not in warning  # was "URLbention ⚠️: roads"
     got = CliRunner().invoke(app, ["translate", "--align", "🔥 Merci pour tout"])
     assert got.stdout == "🔥 Thanks for everything.\t0-0 1-1 2-2 3-3\n"
+
+
+def test_an_icon_font_s_private_use_character_comes_out_as_given(shipped):
+    # Font Awesome's user icon: read as a blank before, it was left out without a word
+    said = shipped.translate("Cliquez sur l'icône \uf007 pour ouvrir votre profil.")
+    assert said.text.count("\uf007") == 1 and not said.dropped
+
+
+def test_no_possessive_is_left_after_a_span_that_ends_a_clause(shipped):
+    # the model wrote "Press URL and URL's URL.": the stand-in once too often, then "'s"
+    assert shipped.translate("Appuyez sur Ctrl+C puis Ctrl+V.").text.endswith("and Ctrl+V.")

@@ -73,8 +73,13 @@ TAG_CHARACTERS = "".join(map(chr, range(0xE0020, 0xE0080)))
 FLAG_TAGS = re.compile(f"(?<=\U0001f3f4)[{TAG_CHARACTERS}]+")
 
 
+# the categories of characters no font draws: controls, formats, surrogates, unassigned; not
+# a private use one, which an icon font draws (it was left out without a word)
+INVISIBLE = {"Cc", "Cf", "Cs", "Cn"}
+
+
 def clean(text: str) -> str:
-    """NFC-normalise and fold runs of whitespace (and control characters) into one space."""
+    """NFC-normalise and fold runs of whitespace (and invisible characters) into one space."""
     # isprintable() is False for every control character (category C, and spaces but " "):
     # text that passes (most lines) skips the character-by-character look-up, which took
     # two thirds of the time reading Europarl
@@ -82,7 +87,7 @@ def clean(text: str) -> str:
         joins = {m.start() for m in EMOJI_JOINER.finditer(text)}
         joins |= {i for m in FLAG_TAGS.finditer(text) for i in range(m.start(), m.end())}
         text = "".join(
-            " " if unicodedata.category(c)[0] == "C" and i not in joins else c
+            " " if unicodedata.category(c) in INVISIBLE and i not in joins else c
             for i, c in enumerate(text)
         )
     return " ".join(unicodedata.normalize("NFC", text).split())

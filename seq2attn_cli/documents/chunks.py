@@ -67,6 +67,7 @@ class Keep:
     parts: tuple[Part, ...]
     breaks: bool = False  # it parts words as a space does (<br>, a line break)
     cuts: bool = False  # and sentences too (<br>, but not a line break inside a subtitle)
+    word: bool = False  # a word of the sentence, read in its place (inline code: runs.py)
 
 
 Item = str | Open | Close | Keep

@@ -273,7 +273,7 @@ def _line_breaks(items: list) -> list:
 def _keep(text: str, tag: str, items: list, chunks: list[Chunk], flush) -> None:
     """An element kept whole: inside its sentence if inline, else as a block of its own."""
     if tag in VERBATIM_INLINE or tag in INLINE:
-        items.append(Keep((text,)))
+        items.append(Keep((text,), word=True))
     else:
         flush()
         chunks.append(text)

@@ -159,7 +159,20 @@ def _inline(chunk: Inline, done: Mapping[str, Any], limit: int | None) -> str:
             out.append(run.text[max([words_end] + [p.pos for p in ending]) :])
         elif not any(p.breaks for p in ending):
             out.append("\n" if "\n" in gap else " ")
-    return "".join(out)
+    return _atoms_in("".join(out), run, done)
+
+
+def _atoms_in(text: str, run: Run, done: Mapping[str, Any]) -> str:
+    """`text` with each atom's stand-in (runs.STAND_IN) written as the atom; one the
+    translation lost (never yet) written at its end, not dropped."""
+    for stand_in, parts in run.atoms.items():
+        atom = _parts(parts, done)
+        if stand_in in text:
+            text = text.replace(stand_in, atom, 1).replace(stand_in, "")
+        else:
+            core = text.rstrip()
+            text = core + " " + atom + text[len(core) :]
+    return text
 
 
 def _spaced(run: Run, p: Point) -> bool:

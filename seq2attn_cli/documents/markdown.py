@@ -243,7 +243,7 @@ def _items(children: list[Token], content: str, prefixes: list[str], newline: st
             items.append(Keep((token.markup,)))
         elif kind == "code_inline":  # over two lines as well: as the block writes them
             code, line = _rejoined(_code(token, "\n".join(lines[line:])), prefixes, line, newline)
-            items.append(Keep((code,)))
+            items.append(Keep((code,), word=True))
         elif kind == "image":
             items.append(Keep(("![", Plain(token.content), "]", *_titled(token, _tail(token)))))
         elif kind == "html_inline":  # <b> and </b> carried over to the words, as in a page
@@ -251,7 +251,7 @@ def _items(children: list[Token], content: str, prefixes: list[str], newline: st
                          or Keep((token.content,)))  # fmt: skip
         elif kind == "html_kept":  # its line breaks as the block writes them
             kept, line = _rejoined(token.content, prefixes, line, newline)
-            items.append(Keep((kept,)))
+            items.append(Keep((kept,), word=True))
         else:  # a token this reader does not know: its text, as written
             items.append(Keep((token.markup + token.content,)))
     return items

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 
 from ..explain.alignment import WORD_START
 from ..translation import Translation
@@ -37,13 +38,18 @@ LEADING_WORDS = frozenset(
 )
 
 
+def _symbol(kept: str) -> bool:
+    """Whether a stand-in's run is symbols: no letter or digit, and no private use character
+    (a document's inline code or image: read in place as a word, runs.STAND_IN)."""
+    return not any(c.isalnum() or unicodedata.category(c) == "Co" for c in kept)
+
+
 def peeled(read: str, kept: tuple[str | None, ...], word: str) -> tuple[str, int, int]:
     """`read` without the stand-ins `word` for symbols (a `kept` run with no letter or digit),
     mentions and hashtags at its start and end (not one after a word a noun follows), and how
     many were taken from each."""
     words = read.split(" ")
-    symbols = [k is not None and (not any(c.isalnum() for c in k) or bool(TAG.fullmatch(k)))
-               for k in kept]  # fmt: skip
+    symbols = [k is not None and (_symbol(k) or bool(TAG.fullmatch(k))) for k in kept]
     lead = 0
     while lead < len(symbols) and symbols[lead] and words[lead] == word:
         lead += 1

@@ -78,6 +78,7 @@ def written_back(t: Translation, stand_ins: StandIns) -> Translation:
     if text is None:  # the model lost the word (4 of 30 sentences), wrote it twice or garbled
         t = _found_again(t, stand_ins, garbled, attention)
         text = t.text
+    text = _unpossessed(text, stand_ins)
     others = [a for a in (put_back(a, stand_ins) for a in t.alternatives) if a is not None]
     return dataclasses.replace(
         _spread(t, stand_ins) if text == put_back(t.text, stand_ins) else t,
@@ -85,6 +86,14 @@ def written_back(t: Translation, stand_ins: StandIns) -> Translation:
         alternatives=[a for a in dict.fromkeys(others) if a != text],
         dropped=[w for w in t.dropped if w != stand_ins.word],  # written, whatever the model did
     )
+
+
+def _unpossessed(text: str, stand_ins: StandIns) -> str:
+    """`text` without the "'s" the model wrote after a span written back that nothing follows
+    but the marks that end a clause ("Press URL and URL's.": "Ctrl+V's.", "`npm start`'s.")."""
+    spans = {kept or stand_ins.word for kept in stand_ins.kept}
+    written = "|".join(re.escape(s) for s in sorted(spans, key=len, reverse=True))
+    return re.sub(rf"({written})'s(?=[{ENDING}]+(?:\s|$)|$)", r"\1", text) if spans else text
 
 
 def _with_ends(t: Translation, stand_ins: StandIns) -> tuple[Translation, StandIns]:
