@@ -79,8 +79,7 @@ def align(
     threads: SearchThreads = 0,
     debug: Debug = False,
 ) -> None:
-    """Word alignments of sentence pairs: one Pharaoh line (source-target word indices, from
-    0, of the words as given) per pair."""
+    """Word alignments of sentence pairs: a Pharaoh line (source-target word indices) a pair."""
     if format not in ("text", "jsonl"):
         fail(f"--format must be text or jsonl (one JSON object a line), not {format!r}")
     if method is not None and method != HEAD_METHOD and method not in METHODS:

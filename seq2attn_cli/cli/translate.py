@@ -78,8 +78,7 @@ def translate(
     threads: SearchThreads = 0,
     debug: Debug = False,
 ) -> None:
-    """Translate sentences given as arguments, or a file or stdin line by line (one line out per
-    line in)."""
+    """Translate sentences, a file or stdin (one line out per line in), or a whole document."""
     if format not in ("text", "jsonl"):
         fail(f"--format must be text or jsonl (one JSON object a line), not {format!r}")
     texts = text or []
