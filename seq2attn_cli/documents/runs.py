@@ -6,7 +6,9 @@ citation's "[1]") folded into one atom first, and atoms joined by marks alone in
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import islice
 
 from .chunks import Close, Inline, Item, Keep, Open, Part
 
@@ -103,7 +105,7 @@ def joined(chunk: Inline) -> list[Item]:
     return out
 
 
-def _read_in_place(item: Item, run: Run, before: list[str], after: list[Item]) -> bool:
+def _read_in_place(item: Item, run: Run, before: list[str], after: Iterable[Item]) -> bool:
     """Whether an atom is read as a word in its place: a word of the sentence (inline code),
     apart from the words around it, no letter or digit against it (a glued one, "`git`s", is
     placed after the word it follows, as an image is)."""
@@ -132,7 +134,7 @@ def flattened(items: list[Item]) -> Run:
     length, stack = 0, []
     for k, item in enumerate(nested):
         parent = stack[-1] if stack else None
-        if _read_in_place(item, run, text, nested[k + 1 :]):
+        if _read_in_place(item, run, text, islice(nested, k + 1, None)):
             item = chr(STAND_IN + len(run.atoms))
             run.atoms[item] = nested[k].parts  # type: ignore[union-attr]
         if isinstance(item, str):
@@ -140,7 +142,7 @@ def flattened(items: list[Item]) -> Run:
             length += len(item)
         elif isinstance(item, Open):
             stack.append(len(run.spans))
-            run.spans.append(Span(length, -1, item, "", parent))
+            run.spans.append(Span(length, -1, item, (), parent))
         elif isinstance(item, Close):
             span = run.spans[stack.pop()]
             span.end, span.close = length, item.parts

@@ -40,7 +40,7 @@ LEADING_WORDS = frozenset(
 
 def _symbol(kept: str) -> bool:
     """Whether a stand-in's run is symbols: no letter or digit, and no private use character
-    (a document's inline code or image: read in place as a word, runs.STAND_IN)."""
+    (a document's inline code, documents/runs.STAND_IN, or an icon font's: read in place)."""
     return not any(c.isalnum() or unicodedata.category(c) == "Co" for c in kept)
 
 

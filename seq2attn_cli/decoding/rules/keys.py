@@ -28,16 +28,15 @@ KEY = rf"(?:{MODIFIERS}|{NAMED}|[a-z0-9]|[-=,.;/'`\[\]])"
 SHORTCUT = re.compile(
     rf"(?<![\w+])(?:{MODIFIERS})(?: ?\+ ?(?:{MODIFIERS}))* ?\+ ?{KEY}(?![\w+])", re.IGNORECASE
 )
-# French key names in English, each as many words as it is
+# French key names in English, each as many words as it is (looked up without their dots:
+# "Impr. écran", "Page préc.")
 ENGLISH = {
     "maj": "shift", "contrôle": "control", "commande": "command", "méta": "meta",
     "entrée": "enter", "entrer": "enter", "échap": "esc", "echap": "esc", "suppr": "del",
     "espace": "space", "fin": "end", "début": "home", "origine": "home", "inser": "insert",
     "haut": "up", "bas": "down", "gauche": "left", "droite": "right", "clic": "click",
-    "tabulation": "tab", "verr maj": "caps lock", "verr. maj": "caps lock",
-    "impr écran": "print screen", "impr. écran": "print screen", "impr ecr": "print screen",
-    "impr. ecr": "print screen", "page préc": "page up", "page préc.": "page up",
-    "page suiv": "page down", "page suiv.": "page down",
+    "tabulation": "tab", "verr maj": "caps lock", "impr écran": "print screen",
+    "impr ecr": "print screen", "page préc": "page up", "page suiv": "page down",
 }  # fmt: skip
 
 
@@ -52,7 +51,7 @@ def in_english(shortcut: str) -> str:
 
     def named(m: re.Match[str]) -> str:
         said = m.group()
-        english = ENGLISH.get(said.lower())
+        english = ENGLISH.get(said.lower().replace(".", ""))
         if english is None:
             return said
         if said.isupper():

@@ -91,9 +91,9 @@ def written_back(t: Translation, stand_ins: StandIns) -> Translation:
 def _unpossessed(text: str, stand_ins: StandIns) -> str:
     """`text` without the "'s" the model wrote after a span written back that nothing follows
     but the marks that end a clause ("Press URL and URL's.": "Ctrl+V's.", "`npm start`'s.")."""
-    spans = {kept or stand_ins.word for kept in stand_ins.kept}
+    spans = {kept or stand_ins.word for kept in stand_ins.kept}  # never empty: written_back's
     written = "|".join(re.escape(s) for s in sorted(spans, key=len, reverse=True))
-    return re.sub(rf"({written})'s(?=[{ENDING}]+(?:\s|$)|$)", r"\1", text) if spans else text
+    return re.sub(rf"({written})'s(?=[{ENDING}]+(?:\s|$)|$)", r"\1", text)
 
 
 def _with_ends(t: Translation, stand_ins: StandIns) -> tuple[Translation, StandIns]:
