@@ -9,6 +9,7 @@ from typing import Any
 FORMAT_VERSION = 1  # bump when a model directory stops being readable by older code
 ATTENTIONS = ("general", "dot", "additive", "none")
 CELLS = ("gru", "lstm")
+MIN_VALID = 10  # fewer held-out pairs than this make validation figures meaningless
 
 # SentencePiece ids fixed at training time, so the model and tokenizer always agree.
 PAD, UNK, BOS, EOS = 0, 1, 2, 3

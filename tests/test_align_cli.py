@@ -144,7 +144,8 @@ def test_a_line_without_its_columns_is_one_error_line_naming_it(tiny_model, tmp_
     assert result.stderr.decode().count("\n") == 1
     assert f"{path}: line 2: 1 column" in result.stderr.decode()
     debug = s2a("align", str(path), "-m", str(tiny_model), "--debug")
-    assert debug.returncode == 1 and b"Traceback" in debug.stderr
+    assert debug.returncode == 2 and b"Traceback" in debug.stderr  # and the same line, code
+    assert debug.stderr.decode().endswith(result.stderr.decode())
 
 
 @pytest.mark.parametrize(

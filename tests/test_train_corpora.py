@@ -92,6 +92,11 @@ def test_a_missing_corpus_fails_before_any_directory_is_made(tmp_path, corpora):
         (("--weights", "inf"), "toy.tsv: weight must be a positive number, not inf"),
         (("--weights", "nan"), "toy.tsv: weight must be a positive number, not nan"),
         (("--valid-size", "-5"), "Invalid value for '--valid-size'"),
+        (("--valid-size", "5"), "Invalid value for '--valid-size'"),
+        (("--src-col", "0"), "--src-col 0: columns are numbered from 1"),
+        (("--tgt-col", "1"), "--src-col and --tgt-col are both 1 for "),
+        (("--cell", "foo"), "--cell 'foo': expected one of gru, lstm"),
+        (("--attention", "luong"), "--attention 'luong': expected one of general, dot, additive"),
     ],
 )
 def test_a_bad_number_is_refused_in_one_line_before_any_work(tmp_path, corpora, flags, said):

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -55,8 +56,9 @@ class Group(TyperGroup):
             sys.stderr.write("s2a: aborted\n")
             sys.exit(1)
         except OSError as error:  # a failed write to stdout, in a command or in `--help`
-            if error.filename != STDOUT or "--debug" in sys.argv[1:]:
+            if error.filename != STDOUT:
                 raise
+            traced(error, "--debug" in sys.argv[1:])
             quiet_stdout()
             sys.stderr.write(f"s2a: error: {STDOUT}: {error.strerror}\n")
             sys.exit(2)
@@ -197,24 +199,28 @@ def handled(debug: bool):
         quiet_stdout()  # the reader went away (e.g. `| head -1`): stop quietly, as cat does
         raise typer.Exit(0) from None
     except Interrupted as error:  # training saved its state on Ctrl-C or SIGTERM
-        if debug:
-            raise
+        traced(error, debug)
         say_stopped(f"s2a: {escape(str(error))}")
         raise typer.Exit(error.exit_code) from None
     except (ValueError, TrainingError) as error:  # CorpusError, ModelError: the message says it
-        if debug:
-            raise
+        traced(error, debug)
         fail(str(error))
     except (OSError, RuntimeError, MemoryError) as error:
-        if debug or getattr(error, "filename", None) == STDOUT:  # stdout's: Group.main says it
+        if getattr(error, "filename", None) == STDOUT:  # stdout's: Group.main says it
             raise
+        traced(error, debug)
         if getattr(error, "filename", None) == STDIN:  # worded as stdout's
             fail(f"{STDIN}: {error.strerror}")
         fail(f"{type(error).__name__}: {error}")
     except Exception as error:  # unforeseen input (or a bug): still one line, not a traceback
-        if debug:
-            raise
+        traced(error, debug)
         fail(f"unexpected {type(error).__name__}: {error} (--debug shows the traceback)")
+
+
+def traced(error: BaseException, debug: bool) -> None:
+    """With --debug, the error's traceback on stderr (its line and exit code follow as without)."""
+    if debug:
+        traceback.print_exception(error, file=sys.stderr)
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
-from ..config import CorpusSpec, ModelConfig, TrainConfig
+from ..config import ATTENTIONS, CELLS, MIN_VALID, CorpusSpec, ModelConfig, TrainConfig
 from ..errors import Interrupted
 from .common import (
     STOP_SAID,
@@ -68,15 +68,18 @@ def train(
         typer.Option(help="Validation TSV, repeatable; each is scored. Columns of corpus 1."),
     ] = None,
     valid_size: Annotated[
-        int, typer.Option(min=0, help="Pairs held out when no --valid (0: none).")
+        int,
+        typer.Option(
+            min=MIN_VALID,
+            help=f"Pairs held out when no --valid (at least {MIN_VALID}; a "
+            "tenth of the first corpus at most).",
+        ),
     ] = TRAIN.valid_size,
     vocab_size: Annotated[
         int, typer.Option(min=8, help="SentencePiece pieces (joint).")
     ] = TRAIN.vocab_size,
-    attention: Annotated[str, typer.Option(help="general | dot | additive | none")] = MODEL[
-        "attention"
-    ],
-    cell: Annotated[str, typer.Option(help="gru | lstm")] = MODEL["cell"],
+    attention: Annotated[str, typer.Option(help=" | ".join(ATTENTIONS))] = MODEL["attention"],
+    cell: Annotated[str, typer.Option(help=" | ".join(CELLS))] = MODEL["cell"],
     embed: Annotated[int, typer.Option(min=1)] = MODEL["embed"],
     hidden: Annotated[
         int, typer.Option(min=2, help="Decoder size; encoder is 2 x hidden/2.")
@@ -171,6 +174,9 @@ def train(
     }  # fmt: skip
     with handled(debug):
         options = {k: v for k, v in ctx.params.items() if k in MODEL}
+        for name, choices in (("attention", ATTENTIONS), ("cell", CELLS)):
+            if options[name] not in choices:  # before any work, as Click's own checks are
+                fail(f"--{name} {options[name]!r}: expected one of {', '.join(choices)}")
         fields = {f.name for f in dataclasses.fields(TrainConfig)}
         cfg = TrainConfig(**{k: v for k, v in ctx.params.items() if k in fields})
         if resume:
@@ -221,6 +227,12 @@ def _corpus_specs(
     per_epoch = per_corpus("--weights", rates, float)  # passes per epoch over each corpus
     srcs = per_corpus("--src-col", src_col, int)
     tgts = per_corpus("--tgt-col", tgt_col, int)
+    for option, columns in (("--src-col", srcs), ("--tgt-col", tgts)):
+        if min(columns) < 1:
+            fail(f"{option} {min(columns)}: columns are numbered from 1")
+    for corpus, src, tgt in zip(corpora, srcs, tgts, strict=True):
+        if src == tgt:
+            fail(f"--src-col and --tgt-col are both {src} for {corpus}: give two columns")
     try:
         return [
             CorpusSpec(path=str(c), src_col=s, tgt_col=t, rate=r)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
-from ..config import CorpusSpec, TrainConfig
+from ..config import MIN_VALID, CorpusSpec, TrainConfig
 from ..errors import CorpusError
 from . import languages
 from .ids import IdStore, to_output_indices
@@ -26,7 +26,6 @@ from .subwords import Subwords, train_subwords
 
 Report = Callable[[str, dict[str, Any]], None]
 Encode = Callable[[list[str]], list[list[int]]]  # texts -> their ids, as the model reads them
-MIN_VALID = 10  # fewer held-out pairs than this make validation figures meaningless
 SPM_SENTENCES = 1_000_000  # text sampled for SentencePiece: plenty for 8-16k pieces
 PIECE_LIMITS = (100, 150, 200, 250, 300)  # --max-pieces values whose losses each run records
 PROGRESS_EVERY = 10_000  # pairs between reports of how far reading a corpus is
@@ -217,7 +216,8 @@ def _read_valid(
     if size < MIN_VALID:
         raise CorpusError(
             f"{first.path}: {report.kept:,} usable pairs are too few to hold out a validation "
-            f"set of {MIN_VALID} (a tenth of the corpus); give --valid FILE or more pairs"
+            f"set (a tenth of them, at most, and at least {MIN_VALID}); give --valid FILE or "
+            "more pairs"
         )
     held = sorted(rng.sample(range(len(reservoir)), size))
     return [(f"{first.path} (held out)", [reservoir[i] for i in held], {})]
