@@ -62,7 +62,7 @@ def test_several_corpora_train_with_their_weights_and_columns(tmp_path, corpora)
     assert second["held_out"] == 0 and second["per_epoch"] == round(second["train_examples"] / 2)
     assert third["corpus"].endswith("toy.tsv.xz") and third["pairs_read"] == 300
     assert third["per_epoch"] == 2 * third["train_examples"]
-    assert used["languages"] == {"source": "fr", "target": "en"}
+    assert used["languages"] == {"source": "fr", "target": "en", "guessed": True}
     for corpus in ("fr_en.tsv", "en_fr.tsv", "toy.tsv.xz"):  # the per-corpus summary lines
         assert any(corpus in line and "per epoch" in line for line in result.stderr.splitlines())
 
@@ -364,3 +364,25 @@ def test_training_says_when_it_cannot_tell_the_languages(tmp_path, corpora):
     unsure = train(corpus, "--out", tmp_path / "unknown", "--max-steps", "1", *TINY)
     assert unsure.exit_code == 0, unsure.output
     assert "unknown (too few common words to tell: swapped columns go unchecked)" in unsure.stderr
+
+
+def test_a_swap_is_caught_against_init_s_model_when_one_column_alone_is_sure(tmp_path, corpora):
+    model = tmp_path / "fr-en"
+    assert train(corpora["fr_en"], "--out", model, "--max-steps", "1", *TINY).exit_code == 0
+    # French of words Italian shares (il, la, le, un, tu): too unsure to name (a user's corpus)
+    unsure_fr = sentences(200, ["il", "la", "le", "un", "tu", "pas"], 5)
+    en = sentences(200, EN, 6)
+    swapped = write_tsv(tmp_path / "en_fr.tsv", list(zip(en, unsure_fr, strict=True)))
+    result = train(swapped, "--init", model, "--out", tmp_path / "x", "--max-steps", "1")
+    assert result.exit_code == 2
+    assert (
+        "column 1 looks English and column 2 unknown, the other way round from French -> "
+        "English: give this corpus --src-col 2 --tgt-col 1" in result.stderr
+    )
+    right = write_tsv(tmp_path / "fr_en.tsv", list(zip(unsure_fr, en, strict=True)))
+    told = train(right, "--init", model, "--out", tmp_path / "y", "--max-steps", "1")
+    assert told.exit_code == 0, told.output
+    assert (
+        "languages, those of the model it continues (the text too unsure to tell): "
+        "French -> English\n" in told.stderr
+    )

@@ -73,7 +73,7 @@ def prepare(
     `expected` is the (source, target) language the run must keep (that of --init's model);
     `spaced_quotes`: texts are read, and new subwords trained, with opening quotes spaced off.
     """
-    direction = _direction(corpora, cfg, expected)
+    direction, guessed = _direction(corpora, cfg, expected)
     valid_sets = _read_valid(valid, corpora[0], cfg, report)
     held_src = {s for _, pairs, _ in valid_sets for s, _ in pairs}
     held_tgt = {t for _, pairs, _ in valid_sets for _, t in pairs}
@@ -101,7 +101,7 @@ def prepare(
     output_ids, table = to_output_indices(tgt_store, output_ids, len(subwords))
     sets = [_valid_set(name, pairs, read, encode, table, cfg) for name, pairs, read in valid_sets]
     summary = {
-        "languages": {"source": direction[0], "target": direction[1]},
+        "languages": {"source": direction[0], "target": direction[1], "guessed": guessed},
         "corpora": stats,
         "valid": [{"name": v.name, "pairs": len(v.pairs), **v.read} for v in sets],
         "vocabulary": {
@@ -151,21 +151,20 @@ def _valid_set(
 
 def _direction(
     corpora: list[CorpusSpec], cfg: TrainConfig, expected: tuple[str | None, str | None]
-) -> tuple[str | None, str | None]:
-    """The (source, target) languages the corpora's columns look like; a corpus whose
-    columns look the other way round from the rest (or from `expected`) is an error."""
-    direction = expected
+) -> tuple[tuple[str | None, str | None], bool]:
+    """The (source, target) languages the corpora's columns look like, and whether the text
+    named them (else they are `expected`'s); a corpus whose columns look the other way round
+    from the rest (or from `expected`) is an error, even where only one column is sure."""
+    direction, guessed = expected, False
     for spec in corpora:
         head = list(islice(_pairs(spec, cfg, ReadReport(path=spec.path)), 2000))
         seen = (
             languages.guess_language(languages.sample([s for s, _ in head])),
             languages.guess_language(languages.sample([t for _, t in head])),
         )
-        if None in seen:
-            continue
-        if None in direction:
-            direction = seen
-        elif cfg.check_columns and seen == direction[::-1] and seen[0] != seen[1]:
+        if None in direction and None not in seen:
+            direction, guessed = seen, True
+        elif None not in direction and _swapped(seen, direction) and cfg.check_columns:
             raise CorpusError(
                 f"{spec.path}: column {spec.src_col} looks {languages.name(seen[0])} and column "
                 f"{spec.tgt_col} {languages.name(seen[1])}, the other way round from "
@@ -173,7 +172,17 @@ def _direction(
                 f"corpus --src-col {spec.tgt_col} --tgt-col {spec.src_col} "
                 "(or --no-check-columns)"
             )
-    return direction
+        guessed = guessed or (None not in seen and seen == direction)
+    return direction, guessed
+
+
+def _swapped(seen: tuple[str | None, str | None], direction: tuple[str, str]) -> bool:
+    """Whether columns look the other way round from `direction`: one sure column is enough
+    (a user's English<TAB>French corpus on a French -> English --init model went unchecked
+    when its French was unsure: as common Italian words, at 48% against 25%)."""
+    if seen[0] == seen[1] or direction[0] == direction[1]:
+        return False
+    return seen[0] == direction[1] or seen[1] == direction[0]
 
 
 def _pairs(

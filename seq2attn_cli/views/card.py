@@ -119,7 +119,11 @@ def _data_rows(card: dict[str, Any]) -> list[tuple[str, str]]:
         (
             "languages",
             f"{languages.name(guessed.get('source'))} -> {languages.name(guessed.get('target'))} "
-            "(guessed from the corpora)",
+            + (
+                "(guessed from the corpora)"
+                if guessed.get("guessed", True)
+                else "(those of the model it started from: the corpora too unsure to tell)"
+            ),
         ),
         ("validation", ", ".join(_valid_set(v) for v in corpus.get("valid", []))),
         ("examples", f"{corpus.get('train_examples', 0):,} (pairs and their noisy copies)"),

@@ -108,9 +108,13 @@ class TrainProgress:
         sets = ", ".join(f"{s['name']} ({s['pairs']:,})" for s in info["valid"])
         src, tgt = (languages.name(info["languages"][k]) for k in ("source", "target"))
         unsure = " (too few common words to tell: swapped columns go unchecked)"
+        said = (
+            "guessed from the text"
+            if info["languages"]["guessed"] or "unknown" in (src, tgt)
+            else "those of the model it continues (the text too unsure to tell)"
+        )
         self.console.print(
-            f"languages, guessed from the text: {src} -> {tgt}"
-            + (unsure if "unknown" in (src, tgt) else ""),
+            f"languages, {said}: {src} -> {tgt}" + (unsure if "unknown" in (src, tgt) else ""),
             soft_wrap=True,
         )
         self.console.print(
