@@ -189,6 +189,8 @@ def start_run(
         corpora, cfg, valid=valid, subwords=subwords, output_ids=output_ids, report=report,
         subword_trainer=subword_trainer, expected=expected, spaced_quotes=spaced,
     )  # fmt: skip
+    if resume and main:
+        _changed_data(out, data, report)
     start_from = init if not resume else None
     model, optimizer = _build(data, model_options, cfg, device, start_from, report)
     if main:
@@ -213,6 +215,17 @@ def start_run(
         ids = [device.index] if device.type == "cuda" else None
         run.net = torch.nn.parallel.DistributedDataParallel(model, device_ids=ids)
     return run
+
+
+def _changed_data(out: Path, data: Prepared, report: Report) -> None:
+    """Warn where --resume reads a corpus of another length than the run started with: it
+    goes on over it, no longer as it would have (a replacement given for a corpus that is
+    gone is taken on its word; a reversed one is refused as swapped, data/corpus.py)."""
+    stored = ckpt.read_json(out / ckpt.CONFIG).get("corpus", {}).get("corpora", [])
+    for then, now in zip(stored, data.stats["corpora"], strict=False):
+        if then.get("lines", now["lines"]) != now["lines"]:
+            report("changed", {"corpus": now["corpus"], "lines": now["lines"],
+                               "read": then["lines"], "out": str(out)})  # fmt: skip
 
 
 def _pieces(

@@ -129,6 +129,15 @@ class TrainProgress:
                 soft_wrap=True,
             )
 
+    def on_changed(self, info: dict[str, Any]) -> None:
+        self._stop_bar()
+        self.console.print(
+            f"[yellow]warning:[/] {escape(info['corpus'])}: {info['lines']:,} lines, where the "
+            f"run in {escape(info['out'])} read {info['read']:,}: --resume goes on over them, "
+            "no longer as the run would have gone (to start again from its weights: --init)",
+            soft_wrap=True,
+        )
+
     def on_stage(self, info: dict[str, Any]) -> None:
         self._stop_bar()
         self.console.print(info["message"])
