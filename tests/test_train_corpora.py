@@ -306,3 +306,97 @@ def test_resume_warns_when_given_other_data_for_a_corpus_that_is_gone(tmp_path, 
     assert result.exit_code == 0, result.output
     said = f"warning: {other}: {len(lines) // 2:,} lines, where the run in m read {len(lines):,}"
     assert said in result.stderr
+
+
+def test_init_starts_from_a_model_and_keeps_its_architecture(tmp_path, corpora, tiny_model):
+    out = tmp_path / "tuned"
+    result = train(corpora["toy"], "--init", tiny_model, "--out", out, "--max-steps", "2",
+                   "--batch-tokens", "300", "--threads", "1")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (out / "spm.model").read_bytes() == (tiny_model / "spm.model").read_bytes()
+    assert f"starting from the weights of {tiny_model}" in result.stderr
+    card = CliRunner().invoke(app, ["inspect", "--model", str(out)], env={"COLUMNS": "300"})
+    assert f"started from    another model's weights (--init {tiny_model}," in card.stdout
+    clash = train(corpora["toy"], "--init", tiny_model, "--out", tmp_path / "x", "--hidden", "128")
+    assert clash.exit_code == 2 and "--hidden contradicts --init" in clash.stderr
+
+
+def test_init_with_input_feed_grows_a_model_that_first_translates_as_before(
+    tmp_path, corpora, tiny_model
+):
+    import torch
+
+    from seq2attn_cli.checkpoint import load_model
+    from seq2attn_cli.decoding.search.batched import translate_ids
+
+    out = tmp_path / "fed"
+    result = train(corpora["toy"], "--init", tiny_model, "--input-feed", "--out", out, "--lr", "0",
+                   "--max-steps", "1", "--batch-tokens", "300", "--threads", "1")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "config.json").read_text())["model"]["input_feed"] is True
+    (plain, subwords, _), (fed, _, _) = load_model(tiny_model), load_model(out)
+    weight = fed.decoder.rnn.weight_ih_l0  # (3 * hidden, embed + hidden): the feed's columns
+    assert weight.shape[1] == plain.decoder.rnn.weight_ih_l0.shape[1] + fed.decoder.rnn.hidden_size
+    ids = subwords.encode(["je mange pain", "il voit grand chat rouge"])
+    with torch.no_grad():  # lr 0: the grown model's zero feed weights stay zero
+        before, after = (translate_ids(m, ids, beam=3, batch_size=2) for m in (plain, fed))
+    assert [h.indices for h in before] == [h.indices for h in after]
+    for command in (["translate"], ["inspect", "--steps"], ["inspect", "--target", "I eat bread"]):
+        shown = [
+            CliRunner().invoke(app, [*command, "--model", str(m), "je mange pain"]).stdout
+            for m in (tiny_model, out)
+        ]  # int8, beam 5 and forced decoding alike
+        assert shown[0] == shown[1] != ""
+    card = CliRunner().invoke(app, ["inspect", "--model", str(out)], env={"COLUMNS": "200"})
+    assert "input feeding" in card.stdout  # the model card tells the grown model apart
+    clash = train(corpora["toy"], "--init", out, "--no-input-feed", "--out", tmp_path / "x")
+    assert clash.exit_code == 2 and "--input-feed contradicts --init" in clash.stderr
+
+
+def test_a_corpus_too_small_for_validation_is_refused(tmp_path):
+    corpus = write_tsv(tmp_path / "small.tsv", toy_pairs(50))
+    result = train(corpus, "--out", tmp_path / "m", *TINY)
+    assert result.exit_code == 2
+    assert "too few to hold out a validation set" in result.stderr
+
+
+def test_a_vocabulary_too_large_for_the_corpus_is_warned_about(tmp_path, corpora):
+    result = train(corpora["toy"], "--out", tmp_path / "m", "--max-steps", "1",
+                   *TINY[:0], "--vocab-size", "8000", "--embed", "32", "--hidden", "64",
+                   "--threads", "1", "--no-amp")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "--vocab-size 8,000 is too large for this corpus" in result.stderr
+
+
+def test_training_says_when_it_cannot_tell_the_languages(tmp_path, corpora):
+    told = train(corpora["fr_en"], "--out", tmp_path / "known", "--max-steps", "1", *TINY)
+    assert told.exit_code == 0, told.output
+    assert "languages, guessed from the text: French -> English\n" in told.stderr
+    made_up = "zork blip frob quux wug dax fep toma rilo vek".split()
+    pairs = list(zip(sentences(200, made_up, 3), sentences(200, made_up, 4), strict=True))
+    corpus = write_tsv(tmp_path / "made-up.tsv", pairs)
+    unsure = train(corpus, "--out", tmp_path / "unknown", "--max-steps", "1", *TINY)
+    assert unsure.exit_code == 0, unsure.output
+    assert "unknown (too few common words to tell: swapped columns go unchecked)" in unsure.stderr
+
+
+def test_a_swap_is_caught_against_init_s_model_when_one_column_alone_is_sure(tmp_path, corpora):
+    model = tmp_path / "fr-en"
+    assert train(corpora["fr_en"], "--out", model, "--max-steps", "1", *TINY).exit_code == 0
+    # French of words Italian shares (il, la, le, un, tu): too unsure to name (a user's corpus)
+    unsure_fr = sentences(200, ["il", "la", "le", "un", "tu", "pas"], 5)
+    en = sentences(200, EN, 6)
+    swapped = write_tsv(tmp_path / "en_fr.tsv", list(zip(en, unsure_fr, strict=True)))
+    result = train(swapped, "--init", model, "--out", tmp_path / "x", "--max-steps", "1")
+    assert result.exit_code == 2
+    assert (
+        "column 1 looks English and column 2 unknown, the other way round from French -> "
+        "English: give this corpus --src-col 2 --tgt-col 1" in result.stderr
+    )
+    right = write_tsv(tmp_path / "fr_en.tsv", list(zip(unsure_fr, en, strict=True)))
+    told = train(right, "--init", model, "--out", tmp_path / "y", "--max-steps", "1")
+    assert told.exit_code == 0, told.output
+    assert (
+        "languages, those of the model it continues (the text too unsure to tell): "
+        "French -> English\n" in told.stderr
+    )
