@@ -400,3 +400,14 @@ def test_a_swap_is_caught_against_init_s_model_when_one_column_alone_is_sure(tmp
         "languages, those of the model it continues (the text too unsure to tell): "
         "French -> English\n" in told.stderr
     )
+
+
+def test_a_vocab_size_under_one_piece_a_character_is_one_line_in_s2a_s_words(tmp_path, corpora):
+    out = tmp_path / "m"
+    result = train(corpora["toy"], "--out", out, "--vocab-size", "8", *TINY[2:])
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert (
+        "s2a: error: --vocab-size 8 is too small for these corpora: a piece for each of "
+        "their characters and the special ones needs at least" in result.stderr
+    )
+    assert "character_coverage" not in result.stderr and not out.exists()

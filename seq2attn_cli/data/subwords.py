@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import groupby
 from pathlib import Path
 
 import sentencepiece as spm
 
 from ..config import BOS, EOS, PAD, UNK
+from ..errors import CorpusError
 from .reading import space_quotes
 
 EOS_PIECE = "</s>"  # how the end of a sentence shows among pieces (heatmaps, --align)
@@ -80,22 +84,39 @@ def train_subwords(
                 f.write((space_quotes(text) if spaced_quotes else text) + "\n")
         prefix = os.path.join(tmp, "spm")
         spm.set_random_generator_seed(seed)  # same corpus + seed -> same pieces
-        spm.SentencePieceTrainer.train(
-            input=corpus,
-            model_prefix=prefix,
-            vocab_size=vocab_size,
-            model_type="unigram",
-            character_coverage=1.0,
-            normalization_rule_name="identity",  # text is NFC already; keep case and forms
-            pad_id=PAD,
-            unk_id=UNK,
-            bos_id=BOS,
-            eos_id=EOS,
-            hard_vocab_limit=False,  # small corpora get fewer pieces instead of an error
-            input_sentence_size=2_000_000,
-            shuffle_input_sentence=True,
-            num_threads=threads,
-            minloglevel=2,
-        )
+        with _too_few_pieces(vocab_size):
+            spm.SentencePieceTrainer.train(
+                input=corpus,
+                model_prefix=prefix,
+                vocab_size=vocab_size,
+                model_type="unigram",
+                character_coverage=1.0,
+                normalization_rule_name="identity",  # text is NFC already; keep case and forms
+                pad_id=PAD,
+                unk_id=UNK,
+                bos_id=BOS,
+                eos_id=EOS,
+                hard_vocab_limit=False,  # small corpora get fewer pieces instead of an error
+                input_sentence_size=2_000_000,
+                shuffle_input_sentence=True,
+                num_threads=threads,
+                minloglevel=2,
+            )
         proto = Path(prefix + ".model").read_bytes()
         return Subwords(model_proto=proto)
+
+
+@contextmanager
+def _too_few_pieces(vocab_size: int) -> Iterator[None]:
+    """SentencePiece's refusal of a --vocab-size under one piece per character, in s2a's words
+    (its own names an option s2a does not have: "--character_coverage")."""
+    try:
+        yield
+    except RuntimeError as error:
+        needed = re.search(r"smaller than required_chars\. \d+ vs (\d+)", str(error))
+        if needed is None:
+            raise
+        raise CorpusError(
+            f"--vocab-size {vocab_size} is too small for these corpora: a piece for each of "
+            f"their characters and the special ones needs at least {needed[1]}"
+        ) from None
