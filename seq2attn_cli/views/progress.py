@@ -146,8 +146,10 @@ class TrainProgress:
         self._stop_bar()
         self.epoch = info["epoch"]
         self.epoch_start = (time.monotonic(), info["position"])
-        label = f"epoch {info['epoch']}" + (
-            f"/{info['epochs']}" if not info.get("limited") else f" (ends by {info['limited']})"
+        # both limits: --max-steps named alone read as the one that ends the run, and a run
+        # of 30 short epochs ended by --epochs at step 90 of --max-steps 150 (a user's try-out)
+        label = f"epoch {info['epoch']}/{info['epochs']}" + (
+            f" (or sooner: {info['limited']})" if info.get("limited") else ""
         )
         if self.live:
             self.progress = Progress(
