@@ -52,15 +52,20 @@ class Scores:
         return {
             "model": self.model,
             "name": self.name,
-            # 4 decimals: sacrebleu's float sums gave "bleu": 100.00000000000004
-            "bleu": round(self.bleu, 4),
-            "chrf": round(self.chrf, 4),
+            "bleu": figure(self.bleu),
+            "chrf": figure(self.chrf),
             "signature": self.signature,
             "seconds": self.seconds,
             "sentences_per_second": self.sentences / max(self.seconds, 1e-9),
             "buckets": self.buckets,
             "confidence": self.confidence,
         }
+
+
+def figure(value: float) -> float:
+    """A BLEU or chrF as reports give it: 4 decimals (sacrebleu's float sums gave "bleu":
+    100.00000000000004, and bucket figures 93.22110509199874 beside a rounded 93.2211)."""
+    return round(value, 4)
 
 
 def score(
@@ -76,9 +81,11 @@ def score(
         index = [i for i, s in enumerate(sources) if bucket_of(s) == name]
         value = None
         if index:
-            value = sacrebleu.corpus_bleu(
-                [hypotheses[i] for i in index], [[references[i] for i in index]]
-            ).score
+            value = figure(
+                sacrebleu.corpus_bleu(
+                    [hypotheses[i] for i in index], [[references[i] for i in index]]
+                ).score
+            )
         buckets[name] = {"count": len(index), "bleu": value}
     return overall.score, chrf_score.score, signature, buckets
 
@@ -161,12 +168,14 @@ def ranking(values: list[float], hypotheses: list[str], references: list[str]) -
     for index in quartiles(values):
         refs = [[references[i] for i in index]]
         bleu.append(
-            sacrebleu.corpus_bleu([hypotheses[i] for i in index], refs).score if index else None
+            figure(sacrebleu.corpus_bleu([hypotheses[i] for i in index], refs).score)
+            if index
+            else None
         )
     return {
         "spearman_chrf": spearman(values, sentence_chrf(hypotheses, references)),
         "quartile_bleu": bleu,  # lowest quarter of the values first
-        "gap": bleu[3] - bleu[0] if bleu[0] is not None and bleu[3] is not None else None,
+        "gap": figure(bleu[3] - bleu[0]) if bleu[0] is not None and bleu[3] is not None else None,
     }
 
 

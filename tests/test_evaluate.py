@@ -69,6 +69,11 @@ def test_evaluate_compare_prints_both_models_by_length(tmp_path, tiny_model):
     figures = json.loads(result.stdout)
     assert figures["sentences"] == 30 and len(figures["models"]) == 1
     assert set(figures["models"][0]["buckets"]) == {b for b, _, _ in BUCKETS}
+    model = figures["models"][0]
+    scores = [model["bleu"], model["chrf"], *(b["bleu"] for b in model["buckets"].values())]
+    for signal in model["confidence"].values():  # "log_prob", "confidence"
+        scores += [*signal["quartile_bleu"], signal["gap"]]
+    assert all(round(x, 4) == x for x in scores if x is not None)  # one rounding for all
 
 
 def test_evaluate_checks_outputs_and_every_model_before_translating(tiny_model, tmp_path):
