@@ -74,7 +74,17 @@ def test_the_card_says_how_many_times_over_each_corpus_was_seen(tiny_model):
     config = json.loads((tiny_model / "config.json").read_text())
     epochs = config["epochs"][-1]["epoch"]  # one corpus of weight 1: a pass an epoch
     card = runner.invoke(app, ["inspect", "--model", str(tiny_model)], env={"COLUMNS": "300"})
-    assert f"{epochs:.2f} passes in {epochs:g} epochs" in card.stdout, card.stdout
+    assert f"{epochs:.2f} passes in {round(epochs, 2):g} epochs" in card.stdout, card.stdout
+
+
+def test_the_card_gives_a_part_epoch_as_its_passes_are_given(tiny_model, tmp_path):
+    copy = tmp_path / "m"
+    shutil.copytree(tiny_model, copy)
+    config = json.loads((copy / "config.json").read_text())
+    config["epochs"][-1]["epoch"] = 40 / 3  # a run stopped a third into an epoch
+    (copy / "config.json").write_text(json.dumps(config))
+    card = runner.invoke(app, ["inspect", "--model", str(copy)], env={"COLUMNS": "300"})
+    assert "13.33 passes in 13.33 epochs" in card.stdout, card.stdout
 
 
 def test_inspect_says_the_precision_translate_decodes_in(tiny_model):

@@ -144,7 +144,8 @@ def _corpora(corpus: dict[str, Any], epochs: float) -> list[tuple[str, str]]:
     for c in corpus.get("corpora", []):
         skipped = c.get("skipped", {})
         passes = c["per_epoch"] * epochs / max(1, c["train_examples"])
-        seen = f": {passes:.2f} passes in {epochs:g} epoch{'s' * (epochs != 1)}" if epochs else ""
+        trained = f"{round(epochs, 2):g} epoch{'s' * (epochs != 1)}"  # 13.33, not 13.3333
+        seen = f": {passes:.2f} passes in {trained}" if epochs else ""
         rows.append((
             "/".join(Path(c["corpus"]).parts[-2:]),
             f"weight {c['weight']:g}: {c['pairs_read']:,} pairs read, "
