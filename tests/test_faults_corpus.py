@@ -150,6 +150,10 @@ def test_a_messy_valid_file_reports_every_skipped_line_as_a_corpus_does(tmp_path
         "  skipped 5: empty line: 2 (first: line 13); empty side: 1 (first: line 14); "
         "invalid UTF-8: 1 (first: line 15); no tab: 1 (first: line 16)"
     )
+    assert lines[at + 2] == (  # a Latin-1 file's lines are those with accents: said so
+        "  warning: lines not UTF-8 are left out, and with them words the model never sees "
+        "(Latin-1? iconv -f latin1 -t utf-8 converts it)"
+    )
     stats = json.loads((out / "config.json").read_text())["corpus"]["valid"][0]
     assert (stats["pairs"], stats["lines"]) == (12, 17)
     assert stats["skipped"] == {"empty line": 2, "empty side": 1, "invalid UTF-8": 1, "no tab": 1}

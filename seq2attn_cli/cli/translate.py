@@ -133,7 +133,7 @@ def translate(
 def _stream(stream: Any, name: str | None, emit: Callable, *, chunk: int, bom: bool) -> None:
     """A file or stdin translated a chunk of lines at a time, as they arrive; lines not UTF-8
     named, the first few one by one; a byte-order mark written back first if `bom`."""
-    from ..data.streams import BOM, line_chunks, not_text
+    from ..data.streams import BOM, LATIN1_HINT, line_chunks, not_text
 
     line_no, bad = 1, 0  # bad: lines not UTF-8
     # big chunks sort better by length: 16 batches a chunk ~10% faster than 4 (beam 5)
@@ -150,8 +150,7 @@ def _stream(stream: Any, name: str | None, emit: Callable, *, chunk: int, bom: b
         more = bad - BAD_LINES_NAMED
         err.print(
             f"[yellow]warning:[/] {escape(name or 'stdin')}: {more:,} more "
-            f"line{'s' if more > 1 else ''} not UTF-8 (Latin-1? iconv -f latin1 "
-            "-t utf-8 converts it)",
+            f"line{'s' if more > 1 else ''} not UTF-8 ({LATIN1_HINT})",
             soft_wrap=True,
         )
 

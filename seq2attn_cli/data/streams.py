@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 BOM = "\ufeff"  # the byte-order mark a Windows editor starts a UTF-8 file with
+# what to do about lines that are not UTF-8: most such files are Latin-1 (Windows, old tools)
+LATIN1_HINT = "Latin-1? iconv -f latin1 -t utf-8 converts it"
 
 
 def line_chunks(
@@ -100,7 +102,7 @@ def not_text(lines: list[bytes]) -> str | None:
     if bad >= 8 and 10 * bad >= len(text) and invalid == bad:  # short Latin-1 lines: "café"
         return (
             f"not UTF-8: {bad:,} of its first {len(text):,} characters are invalid UTF-8 "
-            "(Latin-1? iconv -f latin1 -t utf-8 converts it)"
+            f"({LATIN1_HINT})"
         )
     if bad >= 8 and 10 * bad >= len(text):
         return (

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeRe
 from rich.table import Table
 
 from ..data import languages
+from ..data.streams import LATIN1_HINT
 
 
 class TrainProgress:
@@ -100,6 +101,12 @@ class TrainProgress:
             )
             self.console.print(
                 f"  skipped {sum(read['skipped'].values()):,}: {skipped}", soft_wrap=True
+            )
+        if "invalid UTF-8" in read["skipped"]:  # a user's Latin-1 corpus lost every accent
+            self.console.print(
+                f"  [yellow]warning:[/] lines not UTF-8 are left out, and with them words "
+                f"the model never sees ({LATIN1_HINT})",
+                soft_wrap=True,
             )
 
     def on_data(self, info: dict[str, Any]) -> None:
