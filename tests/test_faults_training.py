@@ -595,4 +595,10 @@ def test_resume_where_there_is_no_model_is_one_line(tmp_path, toy_corpus):
     args = ["train", str(toy_corpus), "--out", str(tmp_path / "empty"), "--resume"]
     result = runner.invoke(app, args)
     assert result.exit_code == 2
-    assert f"{tmp_path / 'empty' / 'config.json'}: missing" in result.stderr
+    assert f"--out {tmp_path / 'empty'}: not a model directory (no config.json)" in result.stderr
+    result = runner.invoke(app, [*args[:3], str(tmp_path / "empty" / "x.json"), "--resume"])
+    assert result.exit_code == 2 and "no such directory" in result.stderr  # as --model says it
+    init = runner.invoke(app, ["train", str(toy_corpus), "--init", str(tmp_path / "nosuch")])
+    assert init.exit_code == 2 and f"--init {tmp_path / 'nosuch'}: no such directory" in (
+        init.stderr
+    )

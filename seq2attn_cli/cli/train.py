@@ -22,6 +22,7 @@ from .common import (
     deaf_to_signals,
     fail,
     handled,
+    model_dir,
     setup_torch,
 )  # fmt: skip
 from .launch import launch
@@ -180,6 +181,7 @@ def train(
         fields = {f.name for f in dataclasses.fields(TrainConfig)}
         cfg = TrainConfig(**{k: v for k, v in ctx.params.items() if k in fields})
         if resume:
+            model_dir(out, option="--out")  # worded as --model's and --init's: before any work
             from ..training.run import stored_run
 
             stored = _located(stored_run(out), out, corpora or [], valid or [])
@@ -200,7 +202,7 @@ def train(
 
             specs, valid_specs = anchored(specs), anchored(valid_specs)
             if init is not None:
-                options = _init_options(init, ctx.params, given)
+                options = _init_options(model_dir(init, option="--init"), ctx.params, given)
         if nproc > 1 and "WORLD_SIZE" not in os.environ:  # the command checked, then its workers
             launch(nproc)
             return
