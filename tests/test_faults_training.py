@@ -463,7 +463,8 @@ def test_unwritable_out_is_reported_before_training(tmp_path, corpus, where):
     else:
         got = runner.invoke(app, args)
         result = subprocess.CompletedProcess(args, got.exit_code, b"", got.stderr.encode())
-    error_line(result, str(out), "cannot write there")
+    said = "a file, not a directory" if where == "is-a-file" else "cannot write there"
+    error_line(result, str(out), said)
     assert "pairs read" not in result.stderr.decode()  # refused before even reading the corpus
 
 

@@ -14,6 +14,8 @@ def check_out(out: Path) -> None:
     """Refuse to start when the output directory cannot take a model (checked before training)."""
     if (out / CONFIG).exists():
         raise TrainingError(f"{out}: already holds a model; use --resume, or another --out")
+    if out.exists() and not out.is_dir():  # mkdir said only "(File exists)"
+        raise TrainingError(f"{out}: a file, not a directory; choose another --out")
     try:
         out.mkdir(parents=True, exist_ok=True)
         _write_test(out)
