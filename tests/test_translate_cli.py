@@ -395,3 +395,11 @@ def test_a_latin1_letter_in_a_utf8_file_is_named_with_its_line_not_passed_over(
     page.write_bytes(b"je mange pain\n\nle caf\xe9 chaud\n")
     document = s2a("translate", "--model", str(tiny_model), "--beam", "1", "-i", str(page))
     assert f"{page}: not UTF-8 (line 3, byte e9 at byte 7)" in document.stderr.decode()
+
+
+def test_a_line_in_capitals_is_not_warned_of_capitals_the_model_lacks(tiny_model):
+    # the capitals rule reads it in lower case: its capitals were named as missing pieces
+    args = ["translate", "--model", str(tiny_model), "--beam", "1", "JE MANGE PAIN"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0 and result.stdout.isupper(), result.output
+    assert result.stderr == ""

@@ -15,6 +15,7 @@ from ..data.subwords import EOS_PIECE, Subwords
 from ..model.int8 import is_quantized, quantize
 from ..model.seq2seq import Seq2Seq
 from .columns import columns_of, in_columns
+from .rules.capitals import Capitals
 from .rules.clean import copied, longest_line, worded
 from .rules.letters import fold
 from .rules.markers import Markers
@@ -95,10 +96,12 @@ class Translator:
     def unreadable(self, text: str) -> list[str]:
         """Runs of characters the model reads as nothing: no piece, and no base letter with one
         (a URL's, symbols and a sentence's marker are written back as given: rules/urls.py,
-        symbols.py, markers.py)."""
+        symbols.py, markers.py; a line in capitals is read in sentence case: capitals.py)."""
         knows = self.subwords.knows
         read = stand_in_urls(text, knows)
         glued = set_aside(read.text, knows).read  # symbols glued to a word or a stand-in
+        # a line in capitals is read in sentence case: its capitals are no missing pieces
+        glued = Capitals(encode=self.subwords.encode).read(glued)[0]
         blanked = read.pattern.sub(" ", glued) if read.kept else glued  # the stand-ins: out
         blanked = " ".join(Markers().read(part)[0] for part in sentences_of(blanked))  # markers
         return self.subwords.unknown(fold(blanked, knows)[0])
