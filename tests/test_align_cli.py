@@ -186,7 +186,10 @@ def test_a_pairs_file_whose_columns_look_swapped_is_refused_as_evaluate_refuses_
     assert runner.invoke(app, [*args, "--no-check-columns"]).stdout.count("\n") == 3
     same = runner.invoke(app, [*args, "--src-col", "2", "--tgt-col", "2"])  # one column twice
     assert same.exit_code == 2 and same.stdout == ""  # it advised "--src-col 2 --tgt-col 2"
-    assert same.stderr == f"s2a: error: {pairs}: columns must be two different numbers from 1 up\n"
+    assert same.stderr == (
+        f"s2a: error: {pairs}: columns must be two different numbers from 1 up (--src-col 2, "
+        "--tgt-col 2)\n"
+    )
 
 
 def test_two_files_of_different_lengths_are_refused(tiny_model, tmp_path):

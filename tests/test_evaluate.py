@@ -143,7 +143,8 @@ def test_evaluate_refuses_one_column_as_both_source_and_reference(tiny_model, tm
     args = ["evaluate", str(test), "--model", str(tiny_model), "--src-col", "2", "--tgt-col", "2"]
     refused = runner.invoke(app, args)  # it had scored the references against themselves
     assert refused.exit_code == 2 and refused.stdout == ""
-    said = f"s2a: error: {test}: columns must be two different numbers from 1 up\n"
+    said = f"s2a: error: {test}: columns must be two different numbers from 1 up (--src-col 2, "
+    said += "--tgt-col 2)\n"
     assert refused.stderr == said
 
 

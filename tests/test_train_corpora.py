@@ -93,8 +93,14 @@ def test_a_missing_corpus_fails_before_any_directory_is_made(tmp_path, corpora):
         (("--weights", "nan"), "toy.tsv: weight must be a positive number, not nan"),
         (("--valid-size", "-5"), "Invalid value for '--valid-size'"),
         (("--valid-size", "5"), "Invalid value for '--valid-size'"),
-        (("--src-col", "0"), "--src-col 0: columns are numbered from 1"),
-        (("--tgt-col", "1"), "--src-col and --tgt-col are both 1 for "),
+        (
+            ("--src-col", "0"),
+            "toy.tsv: columns must be two different numbers from 1 up (--src-col 0, --tgt-col 2)",
+        ),
+        (
+            ("--tgt-col", "1"),
+            "toy.tsv: columns must be two different numbers from 1 up (--src-col 1, --tgt-col 1)",
+        ),
         (("--cell", "foo"), "--cell 'foo': expected one of gru, lstm"),
         (("--attention", "luong"), "--attention 'luong': expected one of general, dot, additive"),
     ],

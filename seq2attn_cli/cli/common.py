@@ -153,13 +153,14 @@ def fail(message: str) -> None:
 
 
 def distinct_columns(path: Path | str, *, src_col: int, tgt_col: int) -> None:
-    """Fail (exit 2) unless the columns are two different ones: the rule training reads by."""
+    """Fail (exit 2) unless the columns are two different ones: the rule training reads by,
+    naming the flags that gave them."""
     from ..config import CorpusSpec
 
     try:
         CorpusSpec(path=str(path), src_col=src_col, tgt_col=tgt_col)
     except ValueError as problem:
-        fail(str(problem))
+        fail(f"{problem} (--src-col {src_col}, --tgt-col {tgt_col})")
 
 
 @contextmanager

@@ -20,6 +20,7 @@ from .common import (
     Device,
     Threads,
     deaf_to_signals,
+    distinct_columns,
     fail,
     handled,
     model_dir,
@@ -229,12 +230,8 @@ def _corpus_specs(
     per_epoch = per_corpus("--weights", rates, float)  # passes per epoch over each corpus
     srcs = per_corpus("--src-col", src_col, int)
     tgts = per_corpus("--tgt-col", tgt_col, int)
-    for option, columns in (("--src-col", srcs), ("--tgt-col", tgts)):
-        if min(columns) < 1:
-            fail(f"{option} {min(columns)}: columns are numbered from 1")
     for corpus, src, tgt in zip(corpora, srcs, tgts, strict=True):
-        if src == tgt:
-            fail(f"--src-col and --tgt-col are both {src} for {corpus}: give two columns")
+        distinct_columns(corpus, src_col=src, tgt_col=tgt)
     try:
         return [
             CorpusSpec(path=str(c), src_col=s, tgt_col=t, rate=r)

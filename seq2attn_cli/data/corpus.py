@@ -163,7 +163,7 @@ def _direction(
             languages.guess_language(languages.sample([t for _, t in head])),
         )
         if None in direction and None not in seen:
-            direction, guessed = seen, True
+            direction = seen
         elif None not in direction and _swapped(seen, direction) and cfg.check_columns:
             raise CorpusError(
                 f"{spec.path}: column {spec.src_col} looks {languages.name(seen[0])} and column "

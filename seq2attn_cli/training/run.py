@@ -184,13 +184,15 @@ def start_run(
     if main:
         tidy(out, report)
     spaced = bool(model_options.get("spaced_quotes"))  # how the model reads and writes quotes
-    subwords, output_ids, expected = _pieces(out, init, resume=resume, main=main)
+    subwords, output_ids, recorded = _pieces(out, init, resume=resume, main=main)
+    known = recorded.get("languages") or {}  # the languages the run must keep
+    expected = (known.get("source"), known.get("target"))
     data = prepare(
         corpora, cfg, valid=valid, subwords=subwords, output_ids=output_ids, report=report,
         subword_trainer=subword_trainer, expected=expected, spaced_quotes=spaced,
     )  # fmt: skip
     if resume and main:
-        _changed_data(out, data, report)
+        _changed_data(out, recorded.get("corpora", []), data, report)
     start_from = init if not resume else None
     model, optimizer = _build(data, model_options, cfg, device, start_from, report)
     if main:
@@ -217,11 +219,10 @@ def start_run(
     return run
 
 
-def _changed_data(out: Path, data: Prepared, report: Report) -> None:
+def _changed_data(out: Path, stored: list[dict[str, Any]], data: Prepared, report: Report) -> None:
     """Warn where --resume reads a corpus of another length than the run started with: it
     goes on over it, no longer as it would have (a replacement given for a corpus that is
     gone is taken on its word; a reversed one is refused as swapped, data/corpus.py)."""
-    stored = ckpt.read_json(out / ckpt.CONFIG).get("corpus", {}).get("corpora", [])
     for then, now in zip(stored, data.stats["corpora"], strict=False):
         if then.get("lines", now["lines"]) != now["lines"]:
             report("changed", {"corpus": now["corpus"], "lines": now["lines"],
@@ -230,10 +231,10 @@ def _changed_data(out: Path, data: Prepared, report: Report) -> None:
 
 def _pieces(
     out: Path, init: Path | None, *, resume: bool, main: bool
-) -> tuple[Subwords | None, list[int] | None, tuple[str | None, str | None]]:
+) -> tuple[Subwords | None, list[int] | None, dict[str, Any]]:
     """Subwords and output ids (the SentencePiece id of each output index) the run must use
-    (None: train them), and the (source,
-    target) languages of the model it continues."""
+    (None: train them), and what the model it continues read (config.json's "corpus": its
+    languages, its corpora's figures; empty for a new model)."""
     if resume:
         tensors = ckpt.read_tensors(out_resume(out))
         subwords = Subwords.load(out / ckpt.SPM)
@@ -248,11 +249,10 @@ def _pieces(
         subwords = Subwords.load(init / ckpt.SPM)
         output_ids = tensors[ckpt.OUTPUT_IDS]
     else:
-        return None, None, (None, None)
+        return None, None, {}
     source = out if resume else init
     recorded = ckpt.read_json(source / ckpt.CONFIG).get("corpus", {}) if source else {}
-    known = recorded.get("languages") or {}
-    return subwords, output_ids.tolist(), (known.get("source"), known.get("target"))
+    return subwords, output_ids.tolist(), recorded
 
 
 def _grown(tensors: dict[str, torch.Tensor], model: Seq2Seq) -> dict[str, torch.Tensor]:
