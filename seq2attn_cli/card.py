@@ -8,7 +8,8 @@ from typing import Any
 
 import torch
 
-from .checkpoint import CONFIG, HISTORY, load_model, read_config, read_json
+from .checkpoint import load_model, read_config, read_json
+from .config import CONFIG, HISTORY
 from .errors import ModelError
 
 

@@ -21,7 +21,10 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save
 
 from .config import (
+    CONFIG,
     FORMAT_VERSION,
+    PARAMETERS,
+    SPM,
     ConfidenceConfig,
     ModelConfig,
     StoredConfig,
@@ -33,13 +36,6 @@ from .decoding.explain.confidence import check
 from .errors import ModelError
 from .model.seq2seq import Seq2Seq, state_size, unset
 
-CONFIG, PARAMETERS, SPM, RESUME, HISTORY = (
-    "config.json",
-    "model.safetensors",
-    "spm.model",
-    "checkpoint.safetensors",
-    "history.json",
-)
 HERE = Path(__file__).parent
 # the model s2a ships with: in the package once installed, in the checkout's models/ before
 EMBEDDED = next(

@@ -10,6 +10,14 @@ FORMAT_VERSION = 1  # bump when a model directory stops being readable by older 
 ATTENTIONS = ("general", "dot", "additive", "none")
 CELLS = ("gru", "lstm")
 MIN_VALID = 10  # fewer held-out pairs than this make validation figures meaningless
+# the files of a model directory; config.json is written last, so a directory with it is whole
+CONFIG, PARAMETERS, SPM, RESUME, HISTORY = (
+    "config.json",
+    "model.safetensors",
+    "spm.model",
+    "checkpoint.safetensors",
+    "history.json",
+)
 
 # SentencePiece ids fixed at training time, so the model and tokenizer always agree.
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
@@ -113,6 +121,10 @@ class TrainConfig:
     min_lr: float = 1e-5  # training also stops once the lr falls below this
     save_every: int = 500  # steps between resumable checkpoints inside an epoch
     seed: int = 1
+    # the data order starts this many epochs in: a corpus weighted under 1 reads another slice
+    # each epoch, and a run started again from its weights (--init) with the same corpora and
+    # seed would otherwise read its first slices again (the #42 run did, twice)
+    skip_epochs: int = 0
     amp: bool = True  # bf16 autocast where the device has native bf16 (2x on AVX-512 CPUs)
     probe: str = ""  # sentence whose attention is kept after every epoch (--history)
     check_columns: bool = True  # refuse a corpus whose columns look swapped against the rest

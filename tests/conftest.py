@@ -69,9 +69,9 @@ def train_tiny(out: Path, corpus: Path, **overrides) -> Path:
                    spaced_quotes=False)  # fmt: skip
     options.update({k: overrides.pop(k) for k in list(overrides) if k in options})
     resume = overrides.pop("resume", False)
+    columns = {k: overrides.pop(k) for k in ("src_col", "tgt_col", "rate") if k in overrides}
     cfg = dict(vocab_size=60, valid_size=20, batch_tokens=300, epochs=12, lr=5e-3, amp=False)
     cfg.update(overrides)
-    columns = {k: overrides.pop(k) for k in ("src_col", "tgt_col") if k in overrides}
     train(
         corpora=[CorpusSpec(path=str(corpus), **columns)],
         out=out,

@@ -468,6 +468,28 @@ def test_unwritable_out_is_reported_before_training(tmp_path, corpus, where):
     assert "pairs read" not in result.stderr.decode()  # refused before even reading the corpus
 
 
+def test_an_out_holding_files_of_its_own_is_refused_and_left_as_it_was(tmp_path, corpus):
+    out = tmp_path / "project"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    (out / "README.md").write_text("mine too")  # a name a model card could take one day
+    got = runner.invoke(app, ["train", str(corpus), "--out", str(out), *TINY])
+    result = subprocess.CompletedProcess([], got.exit_code, b"", got.stderr.encode())
+    error_line(result, str(out), "holds files of its own (README.md, notes.txt)")
+    assert "pairs read" not in got.stderr  # refused before even reading the corpus
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "notes.txt"]
+
+
+def test_an_out_with_what_a_killed_first_run_left_trains(tmp_path, corpus):
+    out = tmp_path / "m"
+    out.mkdir()
+    (out / ckpt.SPM).write_bytes(b"left by a run killed before its first config.json")
+    (out / f".{ckpt.PARAMETERS}.0123456789ab.tmp").write_bytes(b"a killed save")
+    got = runner.invoke(app, ["train", str(corpus), "--out", str(out), *TINY])
+    assert got.exit_code == 0, got.stderr
+    assert (out / ckpt.CONFIG).exists() and not list(out.glob(".*.tmp"))
+
+
 def test_a_full_disk_is_reported_before_training(tmp_path, corpus, monkeypatch):
     usage = shutil.disk_usage(tmp_path)
     monkeypatch.setattr(shutil, "disk_usage", lambda path: usage._replace(free=50_000))

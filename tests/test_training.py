@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -72,6 +73,19 @@ def test_resume_continues_exactly_where_an_interrupted_run_stopped(
     assert (
         steps[0] == 7 and steps[-1] == json.loads((straight / "config.json").read_text())["steps"]
     )
+
+
+def test_a_run_started_again_with_skip_epochs_reads_what_its_lost_epoch_would_have(
+    tmp_path, toy_corpus
+):
+    # weight 0.5: each epoch reads the other half of the corpus, so epochs differ in what they read
+    def read(out: Path) -> int:  # the sum of the example indices the run trained on
+        return sum(s["index_sum"] for s in json.loads((out / "config.json").read_text())["shards"])
+
+    two = train_tiny(tmp_path / "two", toy_corpus, rate=0.5, epochs=2)
+    one = train_tiny(tmp_path / "one", toy_corpus, rate=0.5, epochs=1)
+    again = train_tiny(tmp_path / "again", toy_corpus, rate=0.5, epochs=1, skip_epochs=1)
+    assert read(again) == read(two) - read(one) != read(one)
 
 
 def test_same_seed_gives_the_same_model(tmp_path, toy_corpus):

@@ -17,6 +17,7 @@ import typer
 from rich.markup import escape
 from typer.core import TyperCommand, TyperGroup
 
+from ..config import CONFIG
 from ..errors import Interrupted, SigtermInterrupt, TrainingError
 from .streams import STDIN, STDOUT, Closed, NamedStdout, err, quiet_stdout
 
@@ -281,7 +282,7 @@ def model_dir(given: Path | None, *, option: str = "--model") -> Path:
         from ..checkpoint import EMBEDDED
 
         path, origin = EMBEDDED, "the embedded model"
-        if not (path / "config.json").exists():
+        if not (path / CONFIG).exists():
             fail(
                 "no model: the embedded default model is missing; train one with "
                 "`s2a train CORPUS --out DIR` and pass --model DIR (or set S2A_MODEL)"
@@ -290,8 +291,8 @@ def model_dir(given: Path | None, *, option: str = "--model") -> Path:
         fail(f"{origin}: no such directory")
     if not path.is_dir():
         fail(f"{origin}: not a directory")
-    if not (path / "config.json").exists():
-        fail(f"{origin}: not a model directory (no config.json)")
+    if not (path / CONFIG).exists():
+        fail(f"{origin}: not a model directory (no {CONFIG})")
     return path
 
 

@@ -116,10 +116,10 @@ def evaluate(
 def _longest_line(directory: Path) -> int:
     """The longest line `s2a translate` takes with the model in `directory`, in characters: a
     test line up to it is scored (WMT24++'s paragraphs run past the model's 1,000)."""
-    from ..checkpoint import read_config
+    from ..checkpoint import CONFIG, read_config
     from ..decoding.rules.clean import longest_line
 
-    return longest_line(read_config(directory / "config.json").training.max_chars)
+    return longest_line(read_config(directory / CONFIG).training.max_chars)
 
 
 def _read_test(

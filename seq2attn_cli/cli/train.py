@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
-from ..config import ATTENTIONS, CELLS, MIN_VALID, CorpusSpec, ModelConfig, TrainConfig
+from ..config import ATTENTIONS, CELLS, CONFIG, MIN_VALID, CorpusSpec, ModelConfig, TrainConfig
 from ..errors import Interrupted
 from .common import (
     STOP_SAID,
@@ -129,6 +129,14 @@ def train(
         int, typer.Option(min=1, help="Steps between resume checkpoints.")
     ] = TRAIN.save_every,
     seed: Annotated[int, typer.Option()] = TRAIN.seed,
+    skip_epochs: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Start the data order N epochs in: a run started again from its weights "
+            "(--init) reads on, not its first epochs' slices again.",
+        ),
+    ] = TRAIN.skip_epochs,
     amp: Annotated[
         bool, typer.Option("--amp/--no-amp", help="bf16 autocast where the device has native bf16.")
     ] = TRAIN.amp,
@@ -255,7 +263,7 @@ def _located(stored: StoredRun, out: Path, corpora: list[Path], valid: list[Path
 
 def _init_options(init: Path, params: dict[str, Any], given: set[str]) -> dict[str, Any]:
     """The architecture of the model `--init` starts from; a flag that contradicts it fails."""
-    from ..checkpoint import CONFIG, read_json
+    from ..checkpoint import read_json
     from ..config import from_dict
 
     model_config = from_dict(ModelConfig, read_json(init / CONFIG).get("model"))
@@ -374,7 +382,7 @@ def _train(
             raise
         finally:
             distributed.finish(ok=ok)
-            if not ok and main and created and not (out / "config.json").exists():
+            if not ok and main and created and not (out / CONFIG).exists():
                 shutil.rmtree(out, ignore_errors=True)  # nothing worth keeping was written yet
         if main:
             err.print(f"model written to [bold]{escape(str(out))}[/]")

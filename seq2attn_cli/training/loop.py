@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from .. import checkpoint as ckpt
-from ..config import BOS, EOS, CorpusSpec, TrainConfig
+from ..config import BOS, EOS, HISTORY, CorpusSpec, TrainConfig
 from ..data.batching import Batch, batch_plan, epoch_examples, make_batch
 from ..data.corpus import Report
 from ..data.subwords import train_subwords
@@ -78,7 +78,7 @@ def _epochs(run: Run, resume: bool, signals: StopSignals, report: Report) -> Run
     """Train the run's epochs (validating, saving and deciding at each end); its final state."""
     cfg, out, device, main = run.cfg, run.out, run.device, distributed.rank() == 0
     lengths = (run.data.train_src.lengths(), run.data.train_tgt.lengths())  # (source, target)
-    history_path = out / ckpt.HISTORY
+    history_path = out / HISTORY
     history = ckpt.read_json(history_path)["epochs"] if resume and history_path.exists() else []
     probe = cfg.probe or run.data.valid[0].pairs[0][0]
     clock = (time.monotonic(), run.state.train_seconds)  # (start, trained before this process)
@@ -243,12 +243,11 @@ def _epoch_plan(
 ) -> list[list[int]]:
     """The current epoch's batches, a whole number per rank, announced in a report."""
     cfg, state = run.cfg, run.state
+    epoch = cfg.skip_epochs + state.epoch  # of the data order
     examples = epoch_examples(
-        run.data.sizes, [c.rate for c in run.corpora], seed=cfg.seed, epoch=state.epoch
+        run.data.sizes, [c.rate for c in run.corpora], seed=cfg.seed, epoch=epoch
     )
-    plan = batch_plan(
-        *lengths, examples, batch_tokens=cfg.batch_tokens, seed=cfg.seed, epoch=state.epoch
-    )
+    plan = batch_plan(*lengths, examples, batch_tokens=cfg.batch_tokens, seed=cfg.seed, epoch=epoch)
     plan = plan[: len(plan) - len(plan) % world]  # every rank takes one batch per step
     limits = [f"--max-steps {cfg.max_steps}"] * bool(cfg.max_steps) + [
         f"--max-time {cfg.max_time:g} min"

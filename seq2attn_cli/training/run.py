@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import torch
 
 from .. import checkpoint as ckpt
-from ..config import FORMAT_VERSION, CorpusSpec, ModelConfig, TrainConfig, from_dict
+from ..config import FORMAT_VERSION, RESUME, CorpusSpec, ModelConfig, TrainConfig, from_dict
 from ..data.corpus import Prepared, Report, prepare
 from ..data.subwords import Subwords, train_subwords
 from ..errors import ModelError, TrainingError
@@ -98,7 +98,7 @@ class Run:
 
 def out_resume(out: Path) -> Path:
     """The resume checkpoint of a model directory."""
-    return out / ckpt.RESUME
+    return out / RESUME
 
 
 def tidy(out: Path, report: Report) -> None:
