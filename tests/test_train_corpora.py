@@ -327,6 +327,33 @@ def test_init_starts_from_a_model_and_keeps_its_architecture(tmp_path, corpora, 
     assert clash.exit_code == 2 and "--hidden contradicts --init" in clash.stderr
 
 
+def test_init_from_a_run_on_the_same_corpora_says_how_to_read_on(tmp_path, corpora):
+    half = ("--weights", "0.5", "--seed", "3", "--batch-tokens", "300", "--threads", "1")
+    first = train(corpora["toy"], "--out", tmp_path / "lost", "--epochs", "2", *TINY, *half[:4])
+    assert first.exit_code == 0, first.output
+    again = train(corpora["toy"], "--init", tmp_path / "lost", "--out", tmp_path / "again",
+                  "--max-steps", "1", *half)  # fmt: skip
+    assert again.exit_code == 0, again.output
+    said = "has read 2 epochs of these corpora in --seed 3's order: --skip-epochs 2 reads on"
+    assert said in again.stderr
+    told = train(corpora["toy"], "--init", tmp_path / "lost", "--out", tmp_path / "told",
+                 "--max-steps", "1", "--skip-epochs", "2", *half)  # fmt: skip
+    assert told.exit_code == 0 and "--skip-epochs" not in told.stderr
+    other = train(
+        corpora["toy"],
+        "--init",
+        tmp_path / "lost",
+        "--out",
+        tmp_path / "other",
+        "--max-steps",
+        "1",
+        *half[:3],
+        "4",
+        *half[4:],
+    )  # another seed: another order
+    assert other.exit_code == 0 and "--skip-epochs" not in other.stderr
+
+
 def test_init_with_input_feed_grows_a_model_that_first_translates_as_before(
     tmp_path, corpora, tiny_model
 ):

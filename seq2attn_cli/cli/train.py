@@ -212,6 +212,8 @@ def train(
             specs, valid_specs = anchored(specs), anchored(valid_specs)
             if init is not None:
                 options = _init_options(model_dir(init, option="--init"), ctx.params, given)
+                if (said := _read_before(init, specs, cfg)) and _speaks_for_the_run():
+                    err.print(f"s2a: {said}", soft_wrap=True)
         if nproc > 1 and "WORLD_SIZE" not in os.environ:  # the command checked, then its workers
             launch(nproc)
             return
@@ -276,6 +278,24 @@ def _init_options(init: Path, params: dict[str, Any], given: set[str]) -> dict[s
             fail(f"{flag} contradicts --init {init}: a run started from a model keeps its "
                  "architecture and pieces")  # fmt: skip
     return options
+
+
+def _read_before(init: Path, specs: list[CorpusSpec], cfg: TrainConfig) -> str:
+    """A note when `init`'s model was trained on these corpora in this --seed's data order:
+    the --skip-epochs that reads on from where it stopped ('' when there is nothing to say)."""
+    from ..checkpoint import read_json
+
+    stored = read_json(init / CONFIG)
+    try:
+        same = stored["data"]["corpora"] == [s.stored() for s in specs]
+        read = int(stored["training"].get("skip_epochs", 0)) + int(stored["epochs"][-1]["epoch"])
+        same = same and stored["training"]["seed"] == cfg.seed
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # not a run of ours
+        return ""
+    if not same or read <= cfg.skip_epochs or all(s.rate == int(s.rate) for s in specs):
+        return ""  # other data, said already, or every epoch reads the same pairs
+    return (f"--init {init} has read {read} epochs of these corpora in --seed {cfg.seed}'s "
+            f"order: --skip-epochs {read} reads on, not their first slices again")  # fmt: skip
 
 
 def _resumed(stored: StoredRun, params: dict[str, Any], given: set[str]) -> tuple:
