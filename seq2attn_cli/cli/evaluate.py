@@ -116,7 +116,8 @@ def evaluate(
 def _longest_line(directory: Path) -> int:
     """The longest line `s2a translate` takes with the model in `directory`, in characters: a
     test line up to it is scored (WMT24++'s paragraphs run past the model's 1,000)."""
-    from ..checkpoint import CONFIG, read_config
+    from ..checkpoint import read_config
+    from ..config import CONFIG
     from ..decoding.rules.clean import longest_line
 
     return longest_line(read_config(directory / CONFIG).training.max_chars)
