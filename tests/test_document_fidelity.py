@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.decoding.translator import Translator
+from seq2attn_cli.documents import sentences_in
+from seq2attn_cli.documents.placement import Atom, place
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +56,50 @@ def test_a_line_break_after_a_sentence_follows_its_whole_translation(shipped):
         "1\n00:00:01,000 --> 00:00:02,000\nBonjour.\nIl pleut.\n", format="srt"
     )
     assert cue == "1\n00:00:01,000 --> 00:00:02,000\nGood morning.\nIt's raining.\n"
+
+
+def test_a_sentence_split_across_two_cues_is_translated_as_one(shipped):
+    srt = ("5\n00:00:12,500 --> 00:00:14,000\nJe pense que nous devrions\n\n"
+           "6\n00:00:14,100 --> 00:00:16,000\nacheter une nouvelle voiture.\n")  # fmt: skip
+    cues = [cue.split("\n") for cue in shipped.translate_document(srt, format="srt").split("\n\n")]
+    assert [cue[:2] for cue in cues] == [["5", "00:00:12,500 --> 00:00:14,000"],
+                                         ["6", "00:00:14,100 --> 00:00:16,000"]]  # fmt: skip
+    said = [" ".join(line for line in cue[2:] if line) for cue in cues]
+    whole = shipped.translate(["Je pense que nous devrions acheter une nouvelle voiture."])[0].text
+    assert all(said) and " ".join(said) == whole  # alone, the second came out "Make a new car."
+    vtt = "WEBVTT\n\n00:12.500 --> 00:14.000\n" + srt.split("\n", 2)[2].replace(
+        "6\n00:00:14,100 --> 00:00:16,000", "00:14.100 --> 00:16.000"
+    )
+    assert " ".join(shipped.translate_document(vtt, format="vtt").split("\n")[3::3]) == whole
+
+
+@pytest.mark.parametrize(("aligned", "placed"), [([[1], []], "I\neat"), ([[], []], "I\neat")])
+def test_a_line_break_between_words_never_lands_at_an_edge(aligned, placed):
+    # "je <NL> mange": attention ties "je" to the last word, or nothing to anything; the break
+    # after it wrote "I eat\n" then, an empty line (and between two cues, a cue with no text)
+    line_break = Atom(after=0, text="\n", parent=None, space=False, breaks=True)
+    assert place([], [line_break], ["I", "eat"], aligned, str) == placed
+
+
+def cues(*texts: str) -> str:
+    """A SubRip file of these cue texts, a second each."""
+    return "\n".join(
+        f"{n}\n00:00:0{n},000 --> 00:00:0{n},900\n{text}\n" for n, text in enumerate(texts, 1)
+    )
+
+
+@pytest.mark.parametrize(
+    ("texts", "sentences"),
+    [
+        (("Je pense.", "il pleut."), ["Je pense.", "il pleut."]),  # the first sentence ended
+        (("Je pense que", "Il pleut."), ["Je pense que", "Il pleut."]),  # the second starts one
+        (("Je pense que", "- oui\n- non"), ["Je pense que", "oui", "non"]),  # a dialogue
+        (("- oui\n- je pense que", "il pleut."), ["oui", "je pense que", "il pleut."]),
+        (("un", "deux", "trois", "quatre"), ["un deux trois", "quatre"]),  # three cues at most
+    ],
+)
+def test_cues_that_do_not_share_a_sentence_are_translated_apart(texts, sentences):
+    assert sentences_in(cues(*texts), format="srt") == sentences
 
 
 def test_markup_that_starts_a_paragraph_keeps_the_space_after_it(tiny):

@@ -74,11 +74,15 @@ def place(
             if atom.parent is not None
             else (0, len(tgt) - 1)
         )
-        if not atom.end and (atom.after < 0 or not aligned[atom.after]):
+        # a line break between words stays between words: at an edge it wrote an empty line,
+        # and between two cues (srt.joined) a cue with no text
+        between = atom.breaks and not atom.end and atom.after >= 0 and hi > lo
+        if not atom.end and not between and (atom.after < 0 or not aligned[atom.after]):
             text = atom.text + (" " if atom.trailing else "")
             before.setdefault(lo, []).append((atom.parent, text))
         else:
-            j = hi if atom.end else min(max(max(aligned[atom.after]), lo), hi)
+            j = hi if atom.end else _after(atom.after, aligned, lo, hi)
+            j = min(j, hi - 1) if between else j
             text = (" " if atom.space else "") + atom.text
             after.setdefault(j, []).append((atom.parent, text, atom.glued))
             breaks |= {j} if atom.breaks else set()
@@ -87,6 +91,14 @@ def place(
     ]
     last = len(words) - 1  # no space after a line break: the next line starts with its word
     return "".join(w + ("" if k == last or k in breaks else " ") for k, w in enumerate(words))
+
+
+def _after(word: int, aligned: list[list[int]], lo: int, hi: int) -> int:
+    """The target word an atom goes after: the last its source word is aligned to, or where the
+    source word stood in the sentence when none is, within lo..hi."""
+    if word >= 0 and aligned[word]:
+        return min(max(max(aligned[word]), lo), hi)
+    return min(max(lo + round((hi - lo + 1) * (word + 1) / len(aligned)) - 1, lo), hi)
 
 
 def _ranges(tags: list[Tag], aligned: list[list[int]], n: int) -> None:

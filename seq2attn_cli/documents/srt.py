@@ -5,7 +5,10 @@ not one) is kept as it was, untranslated, and named by documents.unreadable() fo
 warn about. A cue's lines are translated as one text and its line breaks placed by attention,
 so a two-line cue stays two lines; a dialogue cue (each line starting with "-") has each line
 translated alone. <i>, <b>, <u> and <font> tags are placed as in HTML (html.py), and
-{\\an8}-style override tags kept as they were.
+{\\an8}-style override tags kept as they were. A sentence a cue leaves unended and the next
+goes on in lower case ("Je pense que nous devrions" / "acheter une voiture.") is translated
+as one, the cue boundary placed by attention as a line break is: alone, each half came out a
+sentence of its own ("I think we should" / "Make a new car.").
 """
 
 from __future__ import annotations
@@ -16,9 +19,16 @@ import srt
 
 from ..errors import DocumentError
 from . import html
-from .chunks import NO_LANGUAGES, Chunk, Inline, Keep, Languages, same
+from .chunks import NO_LANGUAGES, Chunk, Close, Inline, Keep, Languages, Open, same
 
 BLANK = re.compile(r"((?:\r?\n)(?:[ \t]*\r?\n)+)")  # what parts two cues
+# what parts a cue's text from the next cue's: its line end, blank lines, the next cue's number
+# or identifier and its timing line (a dialogue's dash after it: not one sentence)
+BETWEEN = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)+(?:[^\r\n]*\r?\n)?[^\r\n]*-->[^\r\n]*\r?\n")
+ENDED = re.compile(r"[.!?…:;»\"')\]♪]\s*$")  # a cue's text that ends its sentence
+GOES_ON = re.compile(r"^\s*[a-zà-ÿœæ]")  # the next cue's text, in lower case: the same sentence
+OWN_CUE = re.compile(r"-->[^\r\n]*\r?\n$")  # before a cue's whole text: its timing line
+MAX_JOINED = 3  # cues a sentence may span: longer runs are lyrics or a list, not one sentence
 # an ASS/SSA override tag, which players read in SubRip too: {\an8} (top of the screen),
 # {\i1}, {\c&H00FFFF&}; markup, not words
 OVERRIDE = r"\{\\[^{}]*\}"
@@ -47,7 +57,56 @@ def blocks(text: str) -> tuple[list[Chunk], list[str]]:
         line += block.count("\n")
     if text.strip() and not cues:
         raise DocumentError("no subtitle cue found (number, 00:00:01,000 --> 00:00:02,000, text)")
-    return chunks, notes
+    return joined(chunks), notes
+
+
+def joined(chunks: list[Chunk]) -> list[Chunk]:
+    """The chunks with each sentence that runs on from cue to cue one Inline, what parts the
+    cues a line break in it (SubRip and WebVTT alike)."""
+    out: list[Chunk] = []
+    spans = 1  # cues the last Inline of `out` holds
+    for chunk in chunks:
+        k = len(out) - 1
+        while k >= 0 and isinstance(out[k], str):  # back to the last Inline, over text as written
+            k -= 1
+        between = "".join(out[k + 1 :])  # type: ignore[arg-type]
+        last = out[k] if k >= 0 else None
+        if (
+            isinstance(chunk, Inline)
+            and isinstance(last, Inline)
+            and (spans > 1 or _whole_cue(out, k))  # not a dialogue's last line
+            and spans < MAX_JOINED
+            and chunk.escape is last.escape
+            and BETWEEN.fullmatch(between)
+            and _goes_on(last, chunk)
+        ):
+            last.items = [*last.items, Keep((between,), breaks=True), *chunk.items]
+            del out[k + 1 :]
+            spans += 1
+            continue
+        spans = spans if isinstance(chunk, str) else 1
+        out.append(chunk)
+    return out
+
+
+def _whole_cue(chunks: list[Chunk], k: int) -> bool:
+    """Whether the Inline at `k` is all of its cue's text: right after its timing line."""
+    start = k
+    while start > 0 and isinstance(chunks[start - 1], str):
+        start -= 1
+    return bool(OWN_CUE.search("".join(chunks[start:k])))  # type: ignore[arg-type]
+
+
+def _goes_on(first: Inline, then: Inline) -> bool:
+    """Whether `then` goes on with the sentence `first` leaves unended."""
+    words = [item for item in first.items if isinstance(item, str)]
+    more = [item for item in then.items if isinstance(item, str)]
+    starts = isinstance(then.items[0], (str, Open, Close)) if then.items else False
+    return (
+        bool(words and more and starts)
+        and not ENDED.search(words[-1])
+        and bool(GOES_ON.match(more[0]))
+    )
 
 
 def _why(block: str) -> str:

@@ -4,7 +4,8 @@ regions, cue identifiers, timings and their settings kept as written.
 A cue is a block with a timing line (00:01.000 --> 00:04.000, settings after it) and an
 identifier before it if any. Its text is read as SubRip's is (srt.py): its lines translated as
 one text and its line breaks placed by attention, a dialogue's lines alone, <i>, <b> and <u>
-placed as in HTML, and its <c>, <v> and <lang> spans too; unlike SubRip's, it is escaped as
+placed as in HTML, and its <c>, <v> and <lang> spans too, a sentence that runs on from cue to
+cue translated as one (srt.joined); unlike SubRip's, it is escaped as
 HTML is (&amp;, &lt;), and a timestamp in it (<00:02.500>) is kept as written, the runs
 between translated each alone. Read line by line, a .vtt file had its header translated
 ("WEBVTT" came out "WE'RE FORGETFUL."), and players refuse a file that does not start with
@@ -18,7 +19,7 @@ import re
 
 from ..errors import DocumentError
 from .chunks import NO_LANGUAGES, Chunk, Languages, relabeled
-from .srt import BLANK, cue_text, text_of
+from .srt import BLANK, cue_text, joined, text_of
 
 HEADER = re.compile(r"WEBVTT(?:[ \t]|\r?\n|$)")
 TIME = r"(?:\d+:)?[0-5]\d:[0-5]\d\.\d{3}"  # hours if any, minutes, seconds, milliseconds
@@ -54,7 +55,7 @@ def blocks(text: str) -> tuple[list[Chunk], list[str]]:
                          "00:04.000); kept as given, untranslated")  # fmt: skip
         chunks += cue if cue is not None else [block]
         line += block.count("\n")
-    return chunks, notes
+    return joined(chunks), notes
 
 
 def _cue(block: str) -> list[Chunk] | None:
