@@ -47,6 +47,14 @@ def test_what_a_document_leaves_out_is_warned_about_as_for_lines(tiny_model, tmp
     ]
 
 
+def test_a_block_of_inline_code_alone_brings_no_warning(tiny_model, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("je mange pain\n\n`make test`\n\n| `ls` | `cd` |\n|---|---|\n| a | b |\n")
+    result = s2a("--model", str(tiny_model), "--beam", "1", "-i", str(notes))
+    assert result.exit_code == 0 and "`make test`" in result.stdout
+    assert result.stderr == ""  # was: the model knows no piece for "\U00100000", never typed
+
+
 def test_a_line_break_after_a_sentence_follows_its_whole_translation(shipped):
     page = shipped.translate_document("<p>Bonjour<br>Il pleut.</p>", format="html")
     assert page == "<p>Good morning<br>It's raining.</p>"

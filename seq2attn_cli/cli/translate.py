@@ -180,6 +180,7 @@ def _write_document(
 ) -> None:
     """A document translated to stdout, warnings as for lines; one it cannot read: one line."""
     from ..documents import translated, unreadable
+    from ..documents.runs import without_stand_ins
     from ..errors import DocumentError
 
     try:
@@ -191,7 +192,8 @@ def _write_document(
     for note in unreadable(text, format=format):
         err.print(f"[yellow]warning:[/] {escape(name)}: {escape(note)}", soft_wrap=True)
     for t in sentences:
-        _warn(t, _sentence_place(name, t.source), translator.unreadable(t.source))
+        unknown = [without_stand_ins(run) for run in translator.unreadable(t.source)]
+        _warn(t, _sentence_place(name, t.source), [run for run in unknown if run])
     sys.stdout.write(document)
     sys.stdout.flush()
 

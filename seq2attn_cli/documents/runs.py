@@ -27,6 +27,12 @@ MAX_DEPTH = 32  # tags nested deeper than this in one run are kept as they were,
 REFERENCE = re.compile(r"\[(?:(?:n(?:ote)?[ \u00a0]?)?\d{1,4}[a-z]?|[a-zA-Z]|[ivxlc]{1,6})\]")
 
 
+def without_stand_ins(text: str) -> str:
+    """`text` without the atoms' stand-ins: what the user wrote, for a warning to name (a
+    line of inline code alone warned of "\U00100000", a character no one typed)."""
+    return "".join(c for c in text if not STAND_IN <= ord(c) < STAND_IN + ATOMS).strip()
+
+
 @dataclass
 class Span:
     """A tag pair over text[start:end] (characters), inside span `parent`."""
