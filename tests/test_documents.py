@@ -406,6 +406,22 @@ def test_a_translated_page_says_it_is_in_the_target_language(tiny):
     assert '<p lang="de">' in out  # another language's passage keeps its name
 
 
+def test_a_passage_marked_in_another_language_is_kept_as_written(tiny):
+    page = (
+        '<html lang="en"><body><p>je mange <span lang="en">bread</span> il voit '
+        '<i lang="de-CH">Katze</i></p><p>il voit chat</p></body></html>'
+    )
+    out = tiny.translate_document(page, format="html", beam=1)  # translated, "weekend" was lost
+    assert '<span lang="en">bread</span>' in out and '<i lang="de-CH">Katze</i>' in out
+    assert "<p>he sees cat</p>" in out  # a French page a template calls lang="en": translated
+    cues = (
+        "WEBVTT\n\n00:00.000 --> 00:02.000\n<lang fr>je mange pain</lang>\n\n"
+        "00:03.000 --> 00:04.000\n<lang en>Bread</lang> il voit chat\n"
+    )
+    out = tiny.translate_document(cues, format="vtt", beam=1)
+    assert "<lang en>I eats bread</lang>" in out and "<lang en>Bread</lang>" in out
+
+
 def test_translated_subtitles_and_front_matter_say_they_are_in_the_target_language(tiny):
     cues = "WEBVTT\nKind: captions\nLanguage: fr\n\n00:00.000 --> 00:02.000\nje mange pain\n"
     out = tiny.translate_document(cues, format="vtt", beam=1)  # YouTube's header kept "fr"

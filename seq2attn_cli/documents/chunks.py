@@ -16,11 +16,16 @@ Languages = tuple[str | None, str | None]  # (source, target), as a model's conf
 NO_LANGUAGES: Languages = (None, None)
 
 
+def primary(code: str) -> str:
+    """A language code's language: "fr" of "fr", "fr-CA", "FR", "fr_FR"."""
+    return code.split("-")[0].split("_")[0].strip().lower()
+
+
 def relabeled(code: str, languages: Languages) -> str:
     """A language code as a translated document writes it: the target's where it names the
     source ("fr", "fr-CA", "FR"), else as given."""
     source, target = languages
-    if source and target and code.split("-")[0].split("_")[0].strip().lower() == source:
+    if source and target and primary(code) == source:
         return target
     return code
 

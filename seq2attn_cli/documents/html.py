@@ -6,8 +6,9 @@ value (<input type="submit">), a <meta> description's content and a lang naming 
 language (it names the target): tags, attributes, comments, the doctype, scripts, styles,
 the text of <pre>, <code>, <kbd>, <samp>, <var> and <textarea> (a block's own translated
 attributes are translated: a <textarea placeholder>), and any element marked translate="no"
-or class="notranslate", attributes too. A tag that holds a reference mark alone (a
-citation's <sup>[1]</sup>) is kept whole after its word. Entities are read
+or class="notranslate", attributes too, or in another language than the source (lang="en").
+A tag that holds a reference mark alone (a citation's <sup>[1]</sup>) is kept whole after
+its word. Entities are read
 as the characters they name and written back escaped (&amp; &lt; &gt;), others as the
 characters themselves. A line break inside a block's text is placed by attention, as in
 Markdown: a paragraph written over two lines comes out over two.
@@ -30,6 +31,7 @@ from .chunks import (
     Open,
     Part,
     Plain,
+    primary,
     relabeled,
 )
 
@@ -134,11 +136,16 @@ def _parts(raw: str, attrs: list) -> tuple[Part, ...]:
     return (*parts, raw[end:]) if parts else (raw,)
 
 
+VTT_LANG = re.compile(r"(<lang[ \t]+)([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)*)(\s*>)")
+
+
 def _relabeled(raw: str, languages: Languages) -> str:
     """A start tag whose lang (or xml:lang) names the source language, naming the target: a
     page translated into English kept lang="fr", and screen readers read it as French."""
     if "lang" not in raw.lower():
         return raw
+    if vtt := VTT_LANG.fullmatch(raw):  # WebVTT's <lang fr>: the code is the tag's
+        return vtt.group(1) + relabeled(vtt.group(2), languages) + vtt.group(3)
     out, end = [], 0
     at = m.end() if (m := TAG_NAME.match(raw)) else len(raw)
     while at < len(raw) and (m := ATTRIBUTE.match(raw, at)) and m.end() > at:
@@ -160,6 +167,20 @@ def _marked(attrs: list) -> bool:
     named = dict(attrs)
     classes = (named.get("class") or "").split()
     return named.get("translate") == "no" or "notranslate" in classes
+
+
+def _foreign(tag: str, attrs: list, languages: Languages) -> bool:
+    """Whether an element inside the page says its text is in another language than the
+    source (`<span lang="en">weekend</span>`: translated, the word was lost). Not <html> or
+    <body>: a French page that a template calls lang="en" is still translated."""
+    source = languages[0]
+    if not source or tag in ("html", "body"):
+        return False
+    named = dict(attrs)
+    code = named.get("lang") or named.get("xml:lang")
+    if tag == "lang" and attrs:  # WebVTT's <lang en>: the code is the tag's one "attribute"
+        code = attrs[0][0]
+    return bool(code) and primary(code) != source
 
 
 def read(page: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
@@ -184,6 +205,7 @@ def read(page: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
         raw = page[a:b]
         if kept is None and kind in ("start", "empty"):
             raw = _relabeled(raw, languages)
+            attrs = attrs + [("translate", "no")] * _foreign(tag, attrs, languages)
         if kept is not None:
             name, depth, texts = kept
             depth += (kind == "start" and tag == name) - (kind == "end" and tag == name)

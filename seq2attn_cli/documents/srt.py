@@ -137,7 +137,9 @@ def _cue(block: str) -> list[Chunk] | None:
     return ["".join(lines[: timing + 1]), *cue_text(lines[timing + 1 :], escaped=False)]
 
 
-def cue_text(lines: list[str], *, escaped: bool) -> list[Chunk]:
+def cue_text(
+    lines: list[str], *, escaped: bool, languages: Languages = NO_LANGUAGES
+) -> list[Chunk]:
     """A cue's text lines (with their line ends) as chunks: translated as one text, or line by
     line for a dialogue. `escaped`: written as HTML is ("&amp;": WebVTT), or not (SubRip)."""
     text = "".join(lines)
@@ -146,15 +148,17 @@ def cue_text(lines: list[str], *, escaped: bool) -> list[Chunk]:
         for line in lines:
             dash, rest = DIALOGUE.match(line).groups()  # type: ignore[union-attr]
             content = rest.rstrip("\r\n")
-            chunks += [dash, *text_of(content, escaped=escaped), rest[len(content) :]]
+            chunks += [dash, *text_of(content, escaped=escaped, languages=languages)]
+            chunks.append(rest[len(content) :])
         return chunks
     content = text.rstrip("\r\n")
-    return [*text_of(content, escaped=escaped), text[len(content) :]]
+    return [*text_of(content, escaped=escaped, languages=languages), text[len(content) :]]
 
 
-def text_of(content: str, *, escaped: bool) -> list[Chunk]:
-    """A cue's text, read as HTML inline markup, its line breaks placed like <br>."""
-    chunks = html.read(content)
+def text_of(content: str, *, escaped: bool, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
+    """A cue's text, read as HTML inline markup, its line breaks placed like <br> (a span in
+    another language than `languages`' source kept as written, as in HTML)."""
+    chunks = html.read(content, languages=languages)
     for chunk in chunks:
         if isinstance(chunk, Inline):
             if not escaped:  # SubRip text is not HTML-escaped: "Tom & Jerry"

@@ -34,12 +34,12 @@ STAMP = re.compile(rf"(<{TIME}>)")
 def read(text: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
     """The subtitles as chunks: all but the cues' text as written, and a header's Language
     naming the source language naming the target (YouTube writes "Language: fr")."""
-    chunks = blocks(text)[0]
+    chunks = blocks(text, languages=languages)[0]
     header = LANGUAGE.sub(lambda m: m.group(1) + relabeled(m.group(2), languages), chunks[0])
     return [header, *chunks[1:]]
 
 
-def blocks(text: str) -> tuple[list[Chunk], list[str]]:
+def blocks(text: str, *, languages: Languages = NO_LANGUAGES) -> tuple[list[Chunk], list[str]]:
     """The subtitles as chunks, and a note for each block kept as given because unreadable."""
     if not HEADER.match(text):
         raise DocumentError("no WEBVTT line at the start: not a WebVTT file")
@@ -48,7 +48,7 @@ def blocks(text: str) -> tuple[list[Chunk], list[str]]:
     line = 1
     for k, block in enumerate(BLANK.split(text)):
         inner = k and not k % 2 and block.strip()  # a block after the header, not a blank run
-        cue = _cue(block) if inner else None
+        cue = _cue(block, languages) if inner else None
         if cue is None and inner and not block.startswith(NOT_CUES):
             start = line + len(block) - len(block.lstrip("\r\n"))
             notes.append(f"line {start}: cue not read (no timing line such as 00:01.000 --> "
@@ -58,7 +58,7 @@ def blocks(text: str) -> tuple[list[Chunk], list[str]]:
     return joined(chunks), notes
 
 
-def _cue(block: str) -> list[Chunk] | None:
+def _cue(block: str, languages: Languages) -> list[Chunk] | None:
     """One cue's chunks (identifier and timing as written, its text to translate), or None."""
     lines = block.splitlines(keepends=True)  # a note holds no "-->": an identifier may be NOTE
     timing = next((n for n, line in enumerate(lines[:2]) if TIMING.fullmatch(line)), None)
@@ -66,9 +66,9 @@ def _cue(block: str) -> list[Chunk] | None:
         return None
     head, text = "".join(lines[: timing + 1]), "".join(lines[timing + 1 :])
     if not STAMP.search(text):
-        return [head, *cue_text(lines[timing + 1 :], escaped=True)]
+        return [head, *cue_text(lines[timing + 1 :], escaped=True, languages=languages)]
     body = text.rstrip("\r\n")  # the cue's last line break: after it all (it was placed, " ")
     chunks: list[Chunk] = [head]
     for n, run in enumerate(STAMP.split(body)):  # text, stamp, text, ...
-        chunks += [run] if n % 2 else text_of(run, escaped=True)
+        chunks += [run] if n % 2 else text_of(run, escaped=True, languages=languages)
     return [*chunks, text[len(body) :]]
