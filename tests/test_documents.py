@@ -422,6 +422,15 @@ def test_a_passage_marked_in_another_language_is_kept_as_written(tiny):
     assert "<lang en>I eats bread</lang>" in out and "<lang en>Bread</lang>" in out
 
 
+def test_a_ruby_keeps_its_reading_after_its_translated_base(tiny):
+    page = "<p>je mange <ruby>pain<rp>(</rp><rt>pɛ̃</rt><rp>)</rp></ruby></p>"
+    out = tiny.translate_document(page, format="html", beam=1)  # was <ruby><rt>bread</rt></ruby>
+    assert out == "<p>I eats <ruby>bread<rp>(</rp><rt>pɛ̃</rt><rp>)</rp></ruby></p>"
+    cue = "WEBVTT\n\n00:00.000 --> 00:02.000\nje mange <ruby>pain<rt>pɛ̃</rt></ruby>\n"
+    out = tiny.translate_document(cue, format="vtt", beam=1)
+    assert out.endswith("\nI eats <ruby>bread<rt>pɛ̃</rt></ruby>\n")
+
+
 def test_translated_subtitles_and_front_matter_say_they_are_in_the_target_language(tiny):
     cues = "WEBVTT\nKind: captions\nLanguage: fr\n\n00:00.000 --> 00:02.000\nje mange pain\n"
     out = tiny.translate_document(cues, format="vtt", beam=1)  # YouTube's header kept "fr"

@@ -37,7 +37,7 @@ from .chunks import (
 
 # inline elements: their tags are carried over to the words they wrapped
 INLINE = set(
-    "a abbr b bdi bdo cite data del dfn em font i ins label mark q ruby rt s small span strong"
+    "a abbr b bdi bdo cite data del dfn em font i ins label mark q ruby s small span strong"
     " sub sup time tt u".split()
 ) | {"c", "v", "lang"}  # WebVTT's class, voice and language spans (vtt.py)
 # inline, and empty: written as they were (a placeholder translated), where they belong
@@ -45,7 +45,11 @@ ATOMS = {"br", "img", "wbr", "input"}
 # elements that have no content and no end tag: none is kept whole, translate="no" or not
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}  # fmt: skip
+# a ruby's annotation (its reading: <ruby>東京<rt>Tōkyō</rt></ruby>) is no word of the sentence:
+# kept after its base's word. Read as one, the base came out inside it, the reading lost
+ANNOTATIONS = {"rt", "rp"}
 VERBATIM = {"script", "style", "pre", "code", "kbd", "samp", "var", "textarea", "svg", "math"}
+VERBATIM |= ANNOTATIONS
 VERBATIM_INLINE = {"code", "kbd", "samp", "var"}  # kept whole, inside the sentence around them
 # the attributes whose values are text, translated (as Firefox Translations does), and a
 # <meta> whose content is the page's description or title, as search results and link
@@ -215,7 +219,9 @@ def read(page: str, *, languages: Languages = NO_LANGUAGES) -> list[Chunk]:
                 _keep("".join(texts), name, items, chunks, flush)
         elif kind == "data":
             items.append(data)
-        elif kept_whole(kind, tag, attrs) and (tag in VERBATIM_INLINE or _marked(attrs)):
+        elif kept_whole(kind, tag, attrs) and (
+            tag in VERBATIM_INLINE | ANNOTATIONS or _marked(attrs)
+        ):
             kept = (tag, 1, [raw])
         elif kept_whole(kind, tag, attrs):  # a block: its own attributes translated (placeholder)
             flush()
@@ -294,7 +300,9 @@ def _line_breaks(items: list) -> list:
 
 def _keep(text: str, tag: str, items: list, chunks: list[Chunk], flush) -> None:
     """An element kept whole: inside its sentence if inline, else as a block of its own."""
-    if tag in VERBATIM_INLINE or tag in INLINE:
+    if tag in ANNOTATIONS:
+        items.append(Keep((text,)))
+    elif tag in VERBATIM_INLINE or tag in INLINE:
         items.append(Keep((text,), word=True))
     else:
         flush()
