@@ -104,6 +104,7 @@ def cues(*texts: str) -> str:
         (("Je pense que", "- oui\n- non"), ["Je pense que", "oui", "non"]),  # a dialogue
         (("- oui\n- je pense que", "il pleut."), ["oui", "je pense que", "il pleut."]),
         (("un", "deux", "trois", "quatre"), ["un deux trois", "quatre"]),  # three cues at most
+        (("<i>Je pense que</i>", "<i>nous devrions</i>"), ["Je pense que", "nous devrions"]),
     ],
 )
 def test_cues_that_do_not_share_a_sentence_are_translated_apart(texts, sentences):

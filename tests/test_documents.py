@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from seq2attn_cli.cli.app import app
 from seq2attn_cli.decoding.explain.links import links
 from seq2attn_cli.decoding.translator import Translator
-from seq2attn_cli.documents import FORMATS, format_of, translated
+from seq2attn_cli.documents import FORMATS, format_of, sentences_in, translated
 from seq2attn_cli.errors import DocumentError
 
 PAGE = """<!DOCTYPE html>
@@ -206,6 +206,10 @@ def test_web_subtitle_timestamps_and_spans_are_kept_as_written(tiny):
     )
     out = tiny.translate_document(cues, format="vtt", beam=1)
     assert out.count("<00:00.500>") == 1 and "&lt;" not in out  # it came out "&lt;:00.500"
+    karaoke = (
+        "WEBVTT\n\n00:03.500 --> 00:05.000\nBonjour à <00:03.800>tous et <00:04.200>à toutes.\n"
+    )
+    assert sentences_in(karaoke, format="vtt") == ["Bonjour à tous et à toutes."]  # was three
     assert "<v Marie>I eats <c.jaune>bread</c></v>" in out  # one sentence, its spans on words
     assert out.endswith("NOTE 3\n00:06.000 --> 00:07.000\nhe sees cat\n")
     last = tiny.translate_document(

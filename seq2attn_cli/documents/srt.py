@@ -8,7 +8,8 @@ translated alone. <i>, <b>, <u> and <font> tags are placed as in HTML (html.py),
 {\\an8}-style override tags kept as they were. A sentence a cue leaves unended and the next
 goes on in lower case ("Je pense que nous devrions" / "acheter une voiture.") is translated
 as one, the cue boundary placed by attention as a line break is: alone, each half came out a
-sentence of its own ("I think we should" / "Make a new car.").
+sentence of its own ("I think we should" / "Make a new car."). Only cues of plain text: a tag
+placed by attention could cross to the other cue.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import srt
 
 from ..errors import DocumentError
 from . import html
-from .chunks import NO_LANGUAGES, Chunk, Close, Inline, Keep, Languages, Open, same
+from .chunks import NO_LANGUAGES, Chunk, Inline, Keep, Languages, same
 
 BLANK = re.compile(r"((?:\r?\n)(?:[ \t]*\r?\n)+)")  # what parts two cues
 # what parts a cue's text from the next cue's: its line end, blank lines, the next cue's number
@@ -98,15 +99,15 @@ def _whole_cue(chunks: list[Chunk], k: int) -> bool:
 
 
 def _goes_on(first: Inline, then: Inline) -> bool:
-    """Whether `then` goes on with the sentence `first` leaves unended."""
+    """Whether `then` goes on with the sentence `first` leaves unended: both plain text and
+    line breaks (a tag or a timestamp placed by attention could cross to the other cue)."""
+    if not all(
+        isinstance(i, str) or isinstance(i, Keep) and i.breaks for i in first.items + then.items
+    ):
+        return False
     words = [item for item in first.items if isinstance(item, str)]
     more = [item for item in then.items if isinstance(item, str)]
-    starts = isinstance(then.items[0], (str, Open, Close)) if then.items else False
-    return (
-        bool(words and more and starts)
-        and not ENDED.search(words[-1])
-        and bool(GOES_ON.match(more[0]))
-    )
+    return bool(words and more) and not ENDED.search(words[-1]) and bool(GOES_ON.match(more[0]))
 
 
 def _why(block: str) -> str:

@@ -5,21 +5,23 @@ A cue is a block with a timing line (00:01.000 --> 00:04.000, settings after it)
 identifier before it if any. Its text is read as SubRip's is (srt.py): its lines translated as
 one text and its line breaks placed by attention, a dialogue's lines alone, <i>, <b> and <u>
 placed as in HTML, and its <c>, <v> and <lang> spans too, a sentence that runs on from cue to
-cue translated as one (srt.joined); unlike SubRip's, it is escaped as
-HTML is (&amp;, &lt;), and a timestamp in it (<00:02.500>) is kept as written, the runs
-between translated each alone. Read line by line, a .vtt file had its header translated
-("WEBVTT" came out "WE'RE FORGETFUL."), and players refuse a file that does not start with
-it. A block that is neither a cue nor a note, style or region is kept as given and named by
+cue translated as one (srt.joined); unlike SubRip's, it is escaped as HTML is (&amp;, &lt;),
+and a timestamp in it (<00:02.500>) is kept as written after its word, placed by attention
+(the runs between translated each alone came out "Good morning <00:03.800>All of them
+<00:04.200>All of them."). Read line by line, a .vtt file had its header translated ("WEBVTT"
+came out "WE'RE FORGETFUL."), and players refuse a file that does not start with it. A block
+that is neither a cue nor a note, style or region is kept as given and named by
 documents.unreadable(), as srt.py does.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from ..errors import DocumentError
-from .chunks import NO_LANGUAGES, Chunk, Languages, relabeled
-from .srt import BLANK, cue_text, joined, text_of
+from .chunks import NO_LANGUAGES, Chunk, Inline, Item, Keep, Languages, relabeled
+from .srt import BLANK, cue_text, joined
 
 HEADER = re.compile(r"WEBVTT(?:[ \t]|\r?\n|$)")
 TIME = r"(?:\d+:)?[0-5]\d:[0-5]\d\.\d{3}"  # hours if any, minutes, seconds, milliseconds
@@ -64,11 +66,22 @@ def _cue(block: str, languages: Languages) -> list[Chunk] | None:
     timing = next((n for n, line in enumerate(lines[:2]) if TIMING.fullmatch(line)), None)
     if timing is None or timing == 1 and "-->" in lines[0]:
         return None
-    head, text = "".join(lines[: timing + 1]), "".join(lines[timing + 1 :])
-    if not STAMP.search(text):
-        return [head, *cue_text(lines[timing + 1 :], escaped=True, languages=languages)]
-    body = text.rstrip("\r\n")  # the cue's last line break: after it all (it was placed, " ")
-    chunks: list[Chunk] = [head]
-    for n, run in enumerate(STAMP.split(body)):  # text, stamp, text, ...
-        chunks += [run] if n % 2 else text_of(run, escaped=True, languages=languages)
-    return [*chunks, text[len(body) :]]
+    head = "".join(lines[: timing + 1])
+    chunks = cue_text(lines[timing + 1 :], escaped=True, languages=languages)
+    for chunk in chunks:
+        if isinstance(chunk, Inline):
+            chunk.items = _stamped(chunk.items)
+    return [head, *chunks]
+
+
+def _stamped(items: list[Item]) -> list[Item]:
+    """A cue's text with each timestamp in it a Keep, placed after its word by attention
+    (html.parser hands "<00:02.500>" over in pieces: the text between tags is joined first)."""
+    out: list[Item] = []
+    for text, run in itertools.groupby(items, key=lambda item: isinstance(item, str)):
+        if not text:
+            out += run
+            continue
+        pieces = STAMP.split("".join(run))  # type: ignore[arg-type]
+        out += [Keep((p,)) if n % 2 else p for n, p in enumerate(pieces) if p]
+    return out
