@@ -127,6 +127,30 @@ def test_an_argument_of_several_lines_gives_a_line_out_for_each_as_a_pipe_does(t
     assert given.stdout == piped.stdout == "I eats bread\n\nwe loves dog\nhe sees cat\n"
 
 
+@pytest.mark.parametrize(
+    ("piped", "hint"),
+    [
+        ("1\n00:00:01,000 --> 00:00:02,000\nje mange pain\n", "SubRip subtitles"),
+        ("WEBVTT\n\n00:01.000 --> 00:02.000\nje mange pain\n", "WebVTT subtitles"),
+        ("<!DOCTYPE html>\n<p>je mange pain</p>\n", "an HTML page"),
+        ("2\nje mange pain\n", ""),  # a number on a line is a line
+    ],
+)
+def test_a_document_piped_without_its_format_is_said_to_look_like_one(tiny_model, piped, hint):
+    args = ["translate", "--model", str(tiny_model), "--beam", "1"]
+    result = runner.invoke(app, args, input=piped)
+    assert result.exit_code == 0 and len(result.stdout.splitlines()) == len(piped.splitlines())
+    said = [line for line in result.stderr.splitlines() if "looks like" in line]
+    format = {"SubRip subtitles": "srt", "WebVTT subtitles": "vtt", "an HTML page": "html"}
+    assert said == (
+        [f"warning: stdin looks like {hint}: read line by line; --input-format "
+         f"{format[hint]} keeps its structure"] if hint else []
+    )  # fmt: skip
+    if hint == "an HTML page":  # the flag as a user may type it
+        upper = runner.invoke(app, [*args, "-i", "-", "--input-format", "HTML"], input=piped)
+        assert upper.exit_code == 0 and upper.stdout.startswith("<!DOCTYPE html>\n<p>")
+
+
 def test_jsonl_carries_tokens_scores_and_attention(tiny_model):
     result = runner.invoke(
         app,

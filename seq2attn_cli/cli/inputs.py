@@ -3,6 +3,7 @@ by line or as a document (HTML, Markdown, subtitles), whole."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,25 @@ def open_input(path: Path) -> Any:
         fail(f"--input {path}: {error.strerror or error}")
 
 
+# how a document piped in without --input-format starts: read line by line, its markup, cue
+# numbers and timings are translated as text, so it is said
+LOOKS_LIKE = (
+    ("SubRip subtitles", "srt", re.compile(r"\s*\d+[ \t]*\r?\n[ \t]*\d+:\d\d:\d\d,\d+[ \t]+-->")),
+    ("WebVTT subtitles", "vtt", re.compile(r"WEBVTT(?:\s|$)")),
+    ("an HTML page", "html", re.compile(r"\s*<(?:!doctype\s+html|html)\b", re.I)),
+)
+
+
+def looks_like(start: str) -> str:
+    """What the start of text read line by line says it is, as a hint ('' when lines)."""
+    for kind, format, pattern in LOOKS_LIKE:
+        if pattern.match(start):
+            return (
+                f"looks like {kind}: read line by line; --input-format {format} keeps its structure"
+            )
+    return ""
+
+
 def document_format(input: Path | None, given: str | None) -> str | None:
     """The document format --input is read in, or None to translate it line by line."""
     if input is None and given is None:  # lines: markdown-it and the readers stay unimported
@@ -30,6 +50,7 @@ def document_format(input: Path | None, given: str | None) -> str | None:
     from ..documents import EXTENSIONS, FORMATS
 
     if given is not None:
+        given = given.lower()  # HTML, SRT: as the extensions are read
         if given not in FORMATS:
             fail(f"--input-format must be one of {', '.join(FORMATS)}, not {given!r}")
         return given

@@ -28,7 +28,7 @@ from .common import (
     load_translator,
     model_dir,
 )
-from .inputs import document_format, open_input, read_document
+from .inputs import document_format, looks_like, open_input, read_document
 from .prompt import prompt
 from .streams import StdoutConsole, err, use_color
 
@@ -144,6 +144,8 @@ def _stream(stream: Any, name: str | None, emit: Callable, *, chunk: int, bom: b
         if line_no == 1 and lines and lines[0].startswith(BOM) and bom:
             sys.stdout.write(BOM)  # a Windows editor's mark: the output keeps it too
             lines[0] = lines[0].removeprefix(BOM)
+        if line_no == 1 and name is None and (hint := looks_like("\n".join(lines[:2]))):
+            err.print(f"[yellow]warning:[/] stdin {escape(hint)}", soft_wrap=True)
         emit(lines, line_no)
         line_no += len(lines)
     if bad > BAD_LINES_NAMED:
