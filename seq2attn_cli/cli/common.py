@@ -244,7 +244,7 @@ def glossary_terms(path: Path | None) -> dict[str, str] | None:
     try:
         return read_glossary(path)
     except GlossaryError as error:
-        fail(f"--glossary: {error}")
+        fail(f"--glossary {error}")  # worded as --input's: "--glossary g.tsv: line 3: ..."
     return None
 
 

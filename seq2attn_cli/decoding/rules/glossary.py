@@ -69,8 +69,10 @@ def read_glossary(path: str | Path) -> dict[str, str]:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise GlossaryError(f"{path}: cannot read the glossary ({error})") from None
+    except OSError as error:  # as --input's: "No such file or directory", not "[Errno 2] ..."
+        raise GlossaryError(f"{path}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise GlossaryError(f"{path}: not UTF-8 (byte {error.start + 1})") from None
     terms: dict[str, str] = {}
     seen: dict[str, tuple[int, str]] = {}  # French as read -> its first line, its English
     for number, line in enumerate(text.splitlines(), 1):
