@@ -124,6 +124,10 @@ def test_markup_that_starts_a_paragraph_keeps_the_space_after_it(tiny):
         '<p><img src="a.png"><br>je mange pain</p>', format="html", beam=1
     )
     assert both == '<p><img src="a.png"><br>I eats bread</p>'  # no space of its own before <br>
+    lines = tiny.translate_document(
+        '<p><img src="a.png">\nje mange pain</p>', format="html", beam=1
+    )
+    assert lines == '<p><img src="a.png">\nI eats bread</p>'  # its line break came out a space
 
 
 def links(text: str) -> list[tuple[str, str]]:

@@ -284,6 +284,11 @@ def _line_breaks(items: list) -> list:
             continue
         before, after, at = n > first, n < last, 0
         for found in LINE_BREAK.finditer(item):
+            if not (before or item[: found.start()].strip()) and _atom_before(out, found.start()):
+                # after an image that starts the block: its line break, or it came out a space
+                out[-1] = replace(out[-1], parts=(*out[-1].parts, found.group()), breaks=True)
+                at = found.end()
+                continue
             if not (before or item[: found.start()].strip()) or not (
                 after or item[found.end() :].strip()
             ):
@@ -296,6 +301,11 @@ def _line_breaks(items: list) -> list:
             at = found.end()
         out.append(item[at:])
     return [item for item in out if item != ""]
+
+
+def _atom_before(out: list, start: int) -> bool:
+    """Whether a line break at `start` of a run of text comes right after an atom (<img>)."""
+    return start == 0 and bool(out) and isinstance(out[-1], Keep) and not out[-1].cuts
 
 
 def _keep(text: str, tag: str, items: list, chunks: list[Chunk], flush) -> None:
