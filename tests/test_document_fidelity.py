@@ -167,6 +167,13 @@ def test_a_translated_title_is_escaped_for_the_mark_around_it(shipped, model_wri
     assert [title for _, title in links(out)] == [said] * 4, out
 
 
+def test_an_apostrophe_in_a_translated_attribute_stays_one(shipped):
+    page = """<p title="C'est l'heure">Bonjour.</p><img alt='Le "chat"' src=a.png>"""
+    out = shipped.translate_document(page, format="html")
+    assert out.startswith("""<p title="It's time">""")  # was title="It&#x27;s time"
+    assert out.endswith("""<img alt='The "cat"' src=a.png>""")  # in single quotes: "" kept
+
+
 def test_only_real_alt_and_title_attributes_are_translated(tiny):
     page = "<p data-x=' title=\"chien\"'>chat</p>"  # a value that holds title="..."
     assert tiny.translate_document(page, format="html", beam=1) == page.replace("chat", "cat")

@@ -70,9 +70,15 @@ def _escape(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def _attribute(text: str) -> str:
-    """An attribute value written into HTML."""
-    return html.escape(text, quote=True)
+def _in_double_quotes(text: str) -> str:
+    """An attribute value written between double quotes: an apostrophe stays one (it came
+    out &#x27; in "l'accueil" -> "the home's page")."""
+    return html.escape(text, quote=False).replace('"', "&quot;")
+
+
+def _in_single_quotes(text: str) -> str:
+    """An attribute value written between single quotes."""
+    return html.escape(text, quote=False).replace("'", "&#x27;")
 
 
 class _Events(HTMLParser):
@@ -131,7 +137,8 @@ def _parts(raw: str, attrs: list) -> tuple[Part, ...]:
         group = next((g for g in (3, 4, 5) if m.group(g) is not None), 0)
         if group and names[-1] in translated:
             quote = '"' if group == 5 else ""  # unquoted, it would end at the first space
-            value = Plain(html.unescape(m.group(group)), _attribute)
+            escape = _in_single_quotes if group == 3 else _in_double_quotes
+            value = Plain(html.unescape(m.group(group)), escape)
             parts += [raw[end : m.start(group)] + quote, value, quote]
             end = m.end(group)
         at = m.end()
