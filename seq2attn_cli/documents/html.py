@@ -291,28 +291,19 @@ def _line_breaks(items: list) -> list:
             continue
         before, after, at = n > first, n < last, 0
         for found in LINE_BREAK.finditer(item):
-            if not (before or item[: found.start()].strip()) and _atom_before(out, found.start()):
-                # after an image that starts the block: its line break, or it came out a space
+            leading = not (before or item[: found.start()].strip())  # before the first word
+            atom = found.start() == 0 and out and isinstance(out[-1], Keep)
+            if atom and (out[-1].cuts or leading):
+                # after a <br>, or an image that starts the block: its line break, as a
+                # Markdown hard break's Keep holds its own (an image's came out a space)
                 out[-1] = replace(out[-1], parts=(*out[-1].parts, found.group()), breaks=True)
-                at = found.end()
+            elif leading or not (after or item[found.end() :].strip()):
                 continue
-            if not (before or item[: found.start()].strip()) or not (
-                after or item[found.end() :].strip()
-            ):
-                continue
-            if found.start() == 0 and out and isinstance(out[-1], Keep) and out[-1].cuts:
-                # after a <br>: its line break, as a Markdown hard break's Keep holds its own
-                out[-1] = replace(out[-1], parts=(*out[-1].parts, found.group()))
             else:
                 out += [item[at : found.start()], Keep((found.group(),), breaks=True)]
             at = found.end()
         out.append(item[at:])
     return [item for item in out if item != ""]
-
-
-def _atom_before(out: list, start: int) -> bool:
-    """Whether a line break at `start` of a run of text comes right after an atom (<img>)."""
-    return start == 0 and bool(out) and isinstance(out[-1], Keep) and not out[-1].cuts
 
 
 def _keep(text: str, tag: str, items: list, chunks: list[Chunk], flush) -> None:
